@@ -1,0 +1,261 @@
+//! Random legal games: every decision random, every command legal. The
+//! caller passes the RNG, so a seed reproduces a game exactly.
+
+use crate::command::{Command, PenaltyKind};
+use crate::game::Game;
+use crate::params::RuleSetId;
+use crate::prompt::Expect;
+use crate::role::Team;
+use crate::seat::{Seat, SeatList, SeatSet};
+use crate::setup::{Deal, Player, Setup};
+use crate::{Envelope, RuleSet};
+use rand::Rng;
+
+/// How a simulated table behaves; drawn per game so that quiet games
+/// (draws), violent ones (removals) and ordinary ones all occur.
+#[derive(Clone, Copy, Debug)]
+pub struct Temper {
+    pub nominate: f64,
+    pub miss: f64,
+    pub foul: f64,
+    pub disqualify: f64,
+    pub opposite_team_victory: f64,
+    pub undo: f64,
+}
+
+impl Temper {
+    pub fn draw<R: Rng>(rng: &mut R) -> Temper {
+        let quiet = rng.gen_bool(0.15);
+        Temper {
+            nominate: if quiet { 0.03 } else { 0.55 },
+            miss: if quiet { 0.9 } else { 0.2 },
+            foul: rng.gen_range(0.0..0.06),
+            disqualify: if rng.gen_bool(0.1) { 0.01 } else { 0.0 },
+            opposite_team_victory: if rng.gen_bool(0.03) { 0.01 } else { 0.0 },
+            undo: 0.02,
+        }
+    }
+}
+
+fn pick<R: Rng>(rng: &mut R, set: SeatSet) -> Option<Seat> {
+    let n = set.len();
+    (n > 0).then(|| set.iter().nth(rng.gen_range(0..n)).expect("in range"))
+}
+
+fn subset<R: Rng>(rng: &mut R, set: SeatSet, p: f64) -> SeatSet {
+    set.iter().filter(|_| rng.gen_bool(p)).collect()
+}
+
+/// A random legal command for the game's current step; `None` once it is over.
+pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Option<Command> {
+    if game.is_over() {
+        return None;
+    }
+    let c = game.core();
+    let p = game.params();
+    let living = c.living();
+    let running = c.result.is_none();
+    if running {
+        if game.can_undo() && rng.gen_bool(temper.undo) {
+            return Some(Command::Undo);
+        }
+        let roll: f64 = rng.gen();
+        let who = pick(rng, living)?;
+        if roll < temper.foul {
+            return Some(Command::Foul { seat: who });
+        }
+        let roll = roll - temper.foul;
+        if roll < temper.disqualify {
+            return Some(Command::Disqualify { seat: who });
+        }
+        let roll = roll - temper.disqualify;
+        if roll < temper.opposite_team_victory {
+            return Some(Command::OppositeTeamVictory { seat: who });
+        }
+        if p.fouls.technical_remove_at.is_some() && rng.gen_bool(0.005) {
+            return Some(Command::TechnicalFoul { seat: who });
+        }
+        if p.fouls.penalties && rng.gen_bool(0.005) {
+            let kind = if rng.gen_bool(0.7) {
+                PenaltyKind::Small
+            } else {
+                PenaltyKind::Big
+            };
+            return Some(Command::Penalty { seat: who, kind });
+        }
+    }
+    let cmd = match game.expected().expect {
+        Expect::Night0 { .. } | Expect::FreeTalk => Command::NextStep,
+        Expect::Speech {
+            seat,
+            started,
+            may_nominate,
+            nominations_only,
+            ..
+        } => {
+            let open = living.difference(c.nominees.to_set());
+            if may_nominate && !open.is_empty() && rng.gen_bool(temper.nominate) {
+                Command::Nominate {
+                    by: seat,
+                    target: pick(rng, open)?,
+                }
+            } else if p.nominations.withdrawal
+                && c.nomination_of[seat.index()].is_some()
+                && rng.gen_bool(0.1)
+            {
+                Command::Withdraw { by: seat }
+            } else if !started && !nominations_only && rng.gen_bool(0.8) {
+                Command::StartSpeech { seat }
+            } else {
+                Command::EndSpeech {
+                    seat,
+                    timeout: rng.gen_bool(0.1),
+                }
+            }
+        }
+        Expect::VoteCall { voters } => {
+            let share = rng.gen_range(0.2..0.9);
+            Command::VoteCall {
+                yes: subset(rng, voters, share),
+            }
+        }
+        Expect::Vote {
+            nominee,
+            not_yet_voted,
+            ..
+        } => {
+            let share = 1.0 / (c.candidates.len() as f64).max(1.0);
+            Command::Vote {
+                nominee,
+                hands: subset(rng, not_yet_voted, share),
+            }
+        }
+        Expect::Ballot { voter, candidates } => {
+            let target = if rng.gen_bool(0.1) {
+                None
+            } else {
+                pick(rng, candidates.to_set())
+            };
+            Command::Ballot { voter, target }
+        }
+        Expect::Lift { .. } => Command::Lift {
+            hands: subset(rng, living, 0.55),
+        },
+        Expect::LastWords { seat, testament } => {
+            let bm = p.best_move.at == crate::params::BestMoveAt::LastWords
+                && !testament
+                && c.first_killed == Some(seat)
+                && c.best_move.is_none()
+                && rng.gen_bool(0.5);
+            if bm {
+                Command::BestMove {
+                    seat,
+                    named: three(rng, seat),
+                }
+            } else {
+                Command::EndLastWords { seat }
+            }
+        }
+        Expect::BeautyPick { .. } => Command::BeautyPick {
+            target: pick(rng, living),
+        },
+        Expect::Shots { pending } => {
+            let by = pick(rng, pending)?;
+            let agreed = Seat::all().find_map(|s| {
+                if c.shot.contains(s) {
+                    c.shot_target[s.index()]
+                } else {
+                    None
+                }
+            });
+            let reds: SeatSet = living
+                .iter()
+                .filter(|s| c.role(*s).team() == Team::Red)
+                .collect();
+            let target = if rng.gen_bool(temper.miss) {
+                if rng.gen_bool(0.3) {
+                    None
+                } else {
+                    pick(rng, living)
+                }
+            } else {
+                agreed.or_else(|| pick(rng, reds))
+            };
+            Command::Shot { by, target }
+        }
+        Expect::DonCheck { .. } => Command::DonCheck {
+            target: pick(rng, living),
+        },
+        Expect::SheriffCheck { .. } => Command::SheriffCheck {
+            target: pick(rng, living),
+        },
+        Expect::BestMove { seat } => Command::BestMove {
+            seat,
+            named: three(rng, seat),
+        },
+        Expect::GameOver => return None,
+    };
+    Some(cmd)
+}
+
+fn three<R: Rng>(rng: &mut R, own: Seat) -> SeatList {
+    let mut l = SeatList::EMPTY;
+    while l.len() < 3 {
+        let s = Seat::from_index(rng.gen_range(0..10));
+        if s != own {
+            l.push(s);
+        }
+    }
+    l
+}
+
+/// Ten players named after their seats.
+pub fn default_players() -> Vec<Player> {
+    (1..=10)
+        .map(|i| Player {
+            player_id: format!("p{i}"),
+            nickname: format!("Player {i}"),
+        })
+        .collect()
+}
+
+/// One simulated game: its setup, the commands with their times, and the events.
+pub struct SimulatedGame {
+    pub setup: Setup,
+    pub commands: Vec<(i64, Command)>,
+    pub events: Vec<Envelope>,
+    pub game: Game,
+}
+
+/// Commands after which a simulation gives up (never reached by a legal game:
+/// the draw rules end it first; club ends it by nights without kills).
+pub const MAX_COMMANDS: usize = 5_000;
+
+/// Plays a random legal game under `rules`, dealing from a seed drawn from `rng`.
+pub fn simulate<R: Rng>(rules: RuleSetId, rng: &mut R, start_at: i64) -> SimulatedGame {
+    let setup = Setup::new(
+        RuleSet::preset(rules),
+        default_players(),
+        Deal::Seed(rng.gen()),
+    )
+    .expect("the presets are playable");
+    let temper = Temper::draw(rng);
+    let (mut game, mut events) = Game::new(setup.clone(), start_at);
+    let mut commands = Vec::new();
+    let mut at = start_at;
+    while let Some(cmd) = random_command(&game, &temper, rng) {
+        at += rng.gen_range(500..30_000);
+        let evs = game
+            .apply(&cmd, at)
+            .unwrap_or_else(|v| panic!("simulated command {cmd:?} refused: {v}"));
+        events.extend(evs);
+        commands.push((at, cmd));
+        assert!(commands.len() < MAX_COMMANDS, "game did not end");
+    }
+    SimulatedGame {
+        setup,
+        commands,
+        events,
+        game,
+    }
+}

@@ -1,0 +1,99 @@
+//! The outcome of a game in the shape `mafia replay` prints.
+
+use crate::event::{EndReason, Outcome};
+use crate::game::Game;
+use crate::role::Team;
+use crate::seat::{Seat, SeatList};
+use crate::state::When;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepartureSummary {
+    pub seat: Seat,
+    /// "day N" or "night N".
+    pub when: String,
+    pub cause: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BestMoveSummary {
+    pub seat: Seat,
+    pub named: SeatList,
+    pub hits: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// "red", "black", "draw" or "unfinished".
+    pub result: String,
+    pub reason: Option<String>,
+    pub departures: Vec<DepartureSummary>,
+    /// Fouls by seat number, seats with none left out.
+    pub fouls: BTreeMap<String, u8>,
+    pub best_move: Option<BestMoveSummary>,
+}
+
+pub fn result_name(outcome: Option<Outcome>) -> &'static str {
+    match outcome {
+        None => "unfinished",
+        Some(Outcome { winner: None, .. }) => "draw",
+        Some(Outcome {
+            winner: Some(Team::Red),
+            ..
+        }) => "red",
+        Some(Outcome {
+            winner: Some(Team::Black),
+            ..
+        }) => "black",
+    }
+}
+
+pub fn reason_name(reason: EndReason) -> &'static str {
+    match reason {
+        EndReason::AllBlackOut => "all_black_out",
+        EndReason::BlackParity => "black_parity",
+        EndReason::NoDepartures => "no_departures",
+        EndReason::AllOut => "all_out",
+        EndReason::OppositeTeamVictory => "opposite_team_victory",
+        EndReason::NightsWithoutKill => "nights_without_kill",
+    }
+}
+
+fn order(w: When) -> u16 {
+    match w {
+        When::Night(n) => n as u16 * 2,
+        When::Day(n) => n as u16 * 2 - 1,
+    }
+}
+
+impl Game {
+    pub fn summary(&self) -> Summary {
+        let c = self.core();
+        let mut departures: Vec<_> = Seat::all()
+            .filter_map(|s| c.seats[s.index()].out.map(|d| (s, d)))
+            .collect();
+        departures.sort_by_key(|(s, d)| (order(d.when), *s));
+        Summary {
+            result: result_name(c.result).to_string(),
+            reason: c.result.map(|o| reason_name(o.reason).to_string()),
+            departures: departures
+                .into_iter()
+                .map(|(seat, d)| DepartureSummary {
+                    seat,
+                    when: d.when.to_string(),
+                    cause: d.cause.as_str().to_string(),
+                })
+                .collect(),
+            fouls: Seat::all()
+                .filter(|s| c.seats[s.index()].fouls > 0)
+                .map(|s| (s.to_string(), c.seats[s.index()].fouls))
+                .collect(),
+            best_move: c.best_move.map(|b| BestMoveSummary {
+                seat: b.seat,
+                named: b.named,
+                hits: b.hits,
+            }),
+        }
+    }
+}

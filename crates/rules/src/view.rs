@@ -1,0 +1,149 @@
+//! What each audience sees of a game. The only place hidden facts are
+//! filtered: services render these views and never look at roles themselves.
+
+use crate::event::{Audience, Envelope, Outcome, Step};
+use crate::game::Game;
+use crate::params::RuleSetId;
+use crate::prompt::Prompt;
+use crate::role::Role;
+use crate::seat::{Seat, SeatList};
+use crate::state::{Departure, When};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub seat: Seat,
+    pub player_id: String,
+    pub nickname: String,
+    pub alive: bool,
+    pub departure: Option<Departure>,
+    pub fouls: u8,
+    pub technical_fouls: u8,
+    pub small_penalties: u8,
+    pub big_penalties: u8,
+    pub yellow_cards: u8,
+    /// His speech today is lost or shortened.
+    pub muted: bool,
+    /// Only for the broadcast and the judge, or once the game is over.
+    pub role: Option<Role>,
+}
+
+/// The best move as an audience sees it; `hits` reveals roles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BestMoveView {
+    pub seat: Seat,
+    pub named: SeatList,
+    pub hits: Option<u8>,
+}
+
+/// A game's state for one audience.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameView {
+    pub audience: Audience,
+    pub rules: RuleSetId,
+    /// The last event's sequence number this view includes.
+    pub seq: u32,
+    pub day: u8,
+    pub night: u8,
+    pub when: When,
+    /// The current step; at night the public sees only `night`.
+    pub step: Option<Step>,
+    pub step_started_at: Option<i64>,
+    pub speech_started_at: Option<i64>,
+    pub seats: Vec<SeatView>,
+    pub nominees: SeatList,
+    pub candidates: SeatList,
+    /// Votes per candidate in the current round, candidates' order.
+    pub tally: Vec<u8>,
+    pub vote_cancelled: bool,
+    pub best_move: Option<BestMoveView>,
+    pub result: Option<Outcome>,
+    /// Judge only.
+    pub prompt: Option<Prompt>,
+}
+
+impl Game {
+    /// The game as `audience` may see it.
+    pub fn view(&self, audience: Audience) -> GameView {
+        let c = self.core();
+        let over = self.is_over() || c.result.is_some();
+        let hide = audience == Audience::Public && !over;
+        let night = c.is_night();
+        let seats = Seat::all()
+            .map(|s| {
+                let st = c.seats[s.index()];
+                let player = &self.setup().players[s.index()];
+                // Tonight's kill is news only in the morning.
+                let departure = st.out.filter(|d| {
+                    !(hide
+                        && night
+                        && d.when == When::Night(c.night)
+                        && d.cause == crate::Cause::Shot)
+                });
+                SeatView {
+                    seat: s,
+                    player_id: player.player_id.clone(),
+                    nickname: player.nickname.clone(),
+                    alive: departure.is_none(),
+                    departure,
+                    fouls: st.fouls,
+                    technical_fouls: st.technical_fouls,
+                    small_penalties: st.small_penalties,
+                    big_penalties: st.big_penalties,
+                    yellow_cards: st.yellow_cards,
+                    muted: st.mute.is_some_and(|m| m.day == c.day && !night),
+                    role: (!hide).then_some(c.role(s)),
+                }
+            })
+            .collect();
+        let best_move = c
+            .best_move
+            .filter(|b| {
+                !(hide
+                    && night
+                    && b.seat == c.first_killed.unwrap_or(b.seat)
+                    && c.best_move_night
+                    && c.night == 1)
+            })
+            .map(|b| BestMoveView {
+                seat: b.seat,
+                named: b.named,
+                hits: (!hide).then_some(b.hits),
+            });
+        GameView {
+            audience,
+            rules: self.setup().rules.id,
+            seq: self.seq(),
+            day: c.day,
+            night: c.night,
+            when: c.when(),
+            step: (!(hide && night)).then_some(c.step),
+            step_started_at: (!(hide && night)).then_some(c.step_started_at),
+            speech_started_at: c.speech_started_at,
+            seats,
+            nominees: c.nominees,
+            candidates: c.candidates,
+            tally: c.candidates.iter().map(|s| c.tally[s.index()]).collect(),
+            vote_cancelled: c.vote_cancelled,
+            best_move,
+            result: c.result,
+            prompt: (audience == Audience::Judge).then(|| self.expected()),
+        }
+    }
+}
+
+/// The events `audience` may see, in their public form. Once the game is
+/// over (`over`), every event is visible.
+pub fn events_for(audience: Audience, events: &[Envelope], over: bool) -> Vec<Envelope> {
+    events
+        .iter()
+        .filter_map(|e| {
+            let event = if over {
+                Some(e.event)
+            } else {
+                e.event.for_audience(audience)
+            };
+            event.map(|event| Envelope { event, ..*e })
+        })
+        .collect()
+}

@@ -1,0 +1,122 @@
+//! Violations: why a command was refused, with the rulebook clause it breaks.
+
+use crate::params::RuleSetId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A stable, machine-readable reason for refusing a command. Clients key
+/// their translations and tests on these; never rename one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    /// The game has ended; nothing more can be applied.
+    GameOver,
+    /// The command does not belong to the current step of the game.
+    WrongPhase,
+    /// The seat named is not the one whose turn it is.
+    NotYourTurn,
+    /// The seat named is out of the game.
+    PlayerOut,
+    /// The player has already used his nomination today.
+    NominationUsed,
+    /// The seat named is already nominated today.
+    AlreadyNominated,
+    /// Self-nomination is not allowed by this rule set.
+    SelfNomination,
+    /// This rule set does not allow withdrawing a nomination.
+    WithdrawalForbidden,
+    /// The player has no nomination to withdraw.
+    NothingToWithdraw,
+    /// Votes are entered nominee by nominee, in nomination order.
+    WrongNominee,
+    /// The last nominee's votes are counted automatically.
+    LastNomineeAutomatic,
+    /// A raised hand belongs to a player who already voted in this round.
+    AlreadyVoted,
+    /// A raised hand belongs to a player who is out.
+    VoterOut,
+    /// The shooter is not a black player still in the game.
+    NotAShooter,
+    /// This black player has already shot tonight.
+    AlreadyShot,
+    /// The player may not act tonight (the Beauty's pick).
+    CannotAct,
+    /// The best move names at most three other seats.
+    BadBestMove,
+    /// This rule set has no such sanction (technical fouls, penalty points).
+    NotInRuleSet,
+    /// There is no accepted command of the current phase to undo.
+    NothingToUndo,
+}
+
+impl Code {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::GameOver => "game_over",
+            Code::WrongPhase => "wrong_phase",
+            Code::NotYourTurn => "not_your_turn",
+            Code::PlayerOut => "player_out",
+            Code::NominationUsed => "nomination_used",
+            Code::AlreadyNominated => "already_nominated",
+            Code::SelfNomination => "self_nomination",
+            Code::WithdrawalForbidden => "withdrawal_forbidden",
+            Code::NothingToWithdraw => "nothing_to_withdraw",
+            Code::WrongNominee => "wrong_nominee",
+            Code::LastNomineeAutomatic => "last_nominee_automatic",
+            Code::AlreadyVoted => "already_voted",
+            Code::VoterOut => "voter_out",
+            Code::NotAShooter => "not_a_shooter",
+            Code::AlreadyShot => "already_shot",
+            Code::CannotAct => "cannot_act",
+            Code::BadBestMove => "bad_best_move",
+            Code::NotInRuleSet => "not_in_rule_set",
+            Code::NothingToUndo => "nothing_to_undo",
+        }
+    }
+
+    /// The clause of the rule set's source that the code enforces.
+    pub fn clause(self, rules: RuleSetId) -> &'static str {
+        crate::clauses::clause(self, rules)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refused command: what rule it breaks, where that rule is written, and
+/// a message for the judge in English and Russian.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    pub code: Code,
+    /// The source file and clause, e.g. "000 §4.4.2".
+    pub clause: String,
+    pub message: String,
+    pub message_ru: String,
+}
+
+impl Violation {
+    pub fn new(
+        code: Code,
+        rules: RuleSetId,
+        message: impl Into<String>,
+        message_ru: impl Into<String>,
+    ) -> Violation {
+        Violation {
+            code,
+            clause: code.clause(rules).to_string(),
+            message: message.into(),
+            message_ru: message_ru.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.clause, self.message)
+    }
+}
+
+impl std::error::Error for Violation {}

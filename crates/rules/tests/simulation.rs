@@ -1,0 +1,135 @@
+//! Random legal games of every rule set, checked for the engine's invariants.
+
+use mafia_rules::sim::simulate;
+use mafia_rules::{Audience, Command, Event, Game, RuleSetId, Step};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn rules() -> impl Strategy<Value = RuleSetId> {
+    prop::sample::select(RuleSetId::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_random_legal_game_ends_with_a_result(rules in rules(), seed in any::<u64>()) {
+        let sim = simulate(rules, &mut ChaCha8Rng::seed_from_u64(seed), 0);
+        prop_assert!(sim.game.is_over());
+        prop_assert!(sim.game.result().is_some());
+        prop_assert!(sim.commands.len() < 2_000);
+    }
+
+    #[test]
+    fn folding_the_events_rebuilds_the_same_game(rules in rules(), seed in any::<u64>()) {
+        let sim = simulate(rules, &mut ChaCha8Rng::seed_from_u64(seed), 0);
+        let replayed = Game::replay(sim.setup.clone(), &sim.events).unwrap();
+        prop_assert_eq!(&replayed, &sim.game);
+        // Re-applying the commands reproduces the events exactly.
+        let (mut again, mut events) = Game::new(sim.setup.clone(), 0);
+        for (at, cmd) in &sim.commands {
+            events.extend(again.apply(cmd, *at).unwrap());
+        }
+        prop_assert_eq!(events, sim.events);
+    }
+
+    #[test]
+    fn a_rejected_command_leaves_the_game_identical(rules in rules(), seed in any::<u64>(), junk in junk_commands()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(rules, &mut rng, 0);
+        // Walk the game again and throw junk at it at every step.
+        let (mut game, _) = Game::new(sim.setup.clone(), 0);
+        for (i, (at, cmd)) in sim.commands.iter().enumerate() {
+            let probe = &junk[i % junk.len()];
+            let before = game.clone();
+            if game.apply(probe, *at).is_err() {
+                prop_assert_eq!(&game, &before);
+            } else {
+                game = before;
+            }
+            game.apply(cmd, *at).unwrap();
+        }
+    }
+
+    #[test]
+    fn no_public_view_reveals_a_hidden_fact_before_the_end(rules in rules(), seed in any::<u64>()) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(rules, &mut rng, 0);
+        let (mut game, _) = Game::new(sim.setup.clone(), 0);
+        for (at, cmd) in &sim.commands {
+            let events = game.apply(cmd, *at).unwrap();
+            let ended = game.result().is_some();
+            for e in &events {
+                if let Some(public) = e.event.for_audience(Audience::Public) {
+                    let hidden = matches!(public,
+                        Event::Dealt { .. } | Event::ShotFired { .. } | Event::DonChecked { .. }
+                        | Event::SheriffChecked { .. } | Event::BeautyPicked { .. }
+                        | Event::NightResult { .. } | Event::BestMoveMade { .. });
+                    prop_assert!(!hidden || ended, "{:?} leaked", public);
+                }
+            }
+            if !ended {
+                let v = game.view(Audience::Public);
+                prop_assert!(v.seats.iter().all(|s| s.role.is_none()));
+                prop_assert!(v.best_move.as_ref().is_none_or(|b| b.hits.is_none()));
+                prop_assert!(v.prompt.is_none());
+                if game.core().is_night() {
+                    prop_assert!(v.step.is_none());
+                    let night_step = matches!(v.step, Some(Step::Night { .. }));
+                    prop_assert!(!night_step);
+                }
+            }
+        }
+    }
+}
+
+fn junk_commands() -> impl Strategy<Value = Vec<Command>> {
+    let seat = (1u8..=10).prop_map(|n| mafia_rules::Seat::new(n).unwrap());
+    let cmd = prop_oneof![
+        seat.clone().prop_map(|s| Command::StartSpeech { seat: s }),
+        seat.clone().prop_map(|s| Command::EndSpeech {
+            seat: s,
+            timeout: false
+        }),
+        (seat.clone(), seat.clone()).prop_map(|(by, target)| Command::Nominate { by, target }),
+        (seat.clone(), seat.clone()).prop_map(|(by, t)| Command::Shot {
+            by,
+            target: Some(t)
+        }),
+        seat.clone()
+            .prop_map(|s| Command::DonCheck { target: Some(s) }),
+        seat.clone().prop_map(|s| Command::EndLastWords { seat: s }),
+        seat.clone().prop_map(|s| Command::Withdraw { by: s }),
+        Just(Command::NextStep),
+        Just(Command::Undo),
+        seat.clone().prop_map(|s| Command::Vote {
+            nominee: s,
+            hands: [s].into_iter().collect()
+        }),
+        seat.prop_map(|s| Command::Lift {
+            hands: [s].into_iter().collect()
+        }),
+    ];
+    prop::collection::vec(cmd, 1..8)
+}
+
+#[test]
+fn simulated_games_cover_every_kind_of_ending() {
+    use mafia_rules::EndReason::*;
+    let mut seen = std::collections::HashSet::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for rules in RuleSetId::ALL {
+        for _ in 0..300 {
+            let sim = simulate(rules, &mut rng, 0);
+            seen.insert((rules, sim.game.result().unwrap().reason));
+        }
+    }
+    for rules in RuleSetId::ALL {
+        for reason in [AllBlackOut, BlackParity, OppositeTeamVictory] {
+            assert!(seen.contains(&(rules, reason)), "{rules}: never {reason:?}");
+        }
+    }
+    assert!(seen.contains(&(RuleSetId::Rfm, NoDepartures)));
+    assert!(seen.contains(&(RuleSetId::Club, NightsWithoutKill)));
+}
