@@ -1,0 +1,255 @@
+//! Test helpers shared with other crates' tests (enable the `testing` feature
+//! in their `[dev-dependencies]`).
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use mafia_event_log::{testing, RedisLog, RedisLogConfig};
+//! let server = testing::RedisServer::from_env_or_spawn().expect("redis for tests");
+//! let cfg = RedisLogConfig::with_prefix(testing::unique_prefix("my-test"));
+//! let log = RedisLog::connect_with(server.url(), cfg).await.unwrap();
+//! // keep `server` alive for as long as `log` is used
+//! # }
+//! ```
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Why a test Redis could not be provided.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RedisServerError(String);
+
+/// A Redis server for tests: the one named by `REDIS_URL`, or a private
+/// `redis-server` child process (no persistence, loopback only, on a free
+/// port) that is killed when this value is dropped.
+#[derive(Debug)]
+pub struct RedisServer {
+    url: String,
+    child: Option<Child>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+const SPAWN_ATTEMPTS: usize = 3;
+const READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl RedisServer {
+    /// Uses `REDIS_URL` if set (tests must then isolate themselves with
+    /// [`unique_prefix`]), otherwise [`RedisServer::spawn`]s one. Never
+    /// silently skips: the error says what is missing.
+    pub fn from_env_or_spawn() -> Result<Self, RedisServerError> {
+        match std::env::var("REDIS_URL") {
+            Ok(url) if !url.trim().is_empty() => Ok(RedisServer {
+                url,
+                child: None,
+                _dir: None,
+            }),
+            _ => Self::spawn(),
+        }
+    }
+
+    /// Starts a private `redis-server` from `PATH` and waits until it answers PING.
+    pub fn spawn() -> Result<Self, RedisServerError> {
+        let mut last_err = String::new();
+        // The free port is found by binding :0 and releasing it, so another
+        // process may grab it before redis does; a retry picks another.
+        for _ in 0..SPAWN_ATTEMPTS {
+            match Self::spawn_once() {
+                Ok(s) => return Ok(s),
+                Err(SpawnError::Fatal(e)) => return Err(RedisServerError(e)),
+                Err(SpawnError::Retry(e)) => last_err = e,
+            }
+        }
+        Err(RedisServerError(format!(
+            "could not start redis-server after {SPAWN_ATTEMPTS} attempts: {last_err}"
+        )))
+    }
+
+    fn spawn_once() -> Result<Self, SpawnError> {
+        let port = free_port().map_err(|e| SpawnError::Fatal(format!("no free port: {e}")))?;
+        let dir = tempfile::Builder::new()
+            .prefix("mafia-redis-test")
+            .tempdir()
+            .map_err(|e| SpawnError::Fatal(format!("no temp dir: {e}")))?;
+        let log_path = dir.path().join("redis.log");
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string()])
+            .args(["--bind", "127.0.0.1"])
+            .args(["--save", ""])
+            .args(["--appendonly", "no"])
+            .args(["--daemonize", "no"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--logfile")
+            .arg(&log_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                SpawnError::Fatal(format!(
+                    "cannot run redis-server ({e}); install it (e.g. `apt-get install \
+                     redis-server`) or set REDIS_URL to a server tests may use"
+                ))
+            })?;
+        let mut server = RedisServer {
+            url: format!("redis://127.0.0.1:{port}/"),
+            child: Some(child),
+            _dir: Some(dir),
+        };
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            if ping(addr) {
+                tracing::debug!(port, "test redis-server ready");
+                return Ok(server);
+            }
+            if let Some(child) = server.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    let log = read_log(&log_path);
+                    return Err(SpawnError::Retry(format!(
+                        "redis-server exited with {status}: {log}"
+                    )));
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(SpawnError::Retry(format!(
+                    "redis-server did not answer PING on port {port} within {READY_TIMEOUT:?}: {}",
+                    read_log(&log_path)
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether this value runs (and will kill) its own server.
+    pub fn is_spawned(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// A [`unique_prefix`] whose keys are deleted when it is dropped, so
+    /// tests leave nothing behind on a shared `REDIS_URL` server.
+    pub fn scoped_prefix(&self, tag: &str) -> ScopedPrefix {
+        ScopedPrefix {
+            prefix: unique_prefix(tag),
+            url: (!self.is_spawned()).then(|| self.url.clone()),
+        }
+    }
+}
+
+/// A key prefix that cleans up after itself; see [`RedisServer::scoped_prefix`].
+/// Drop it before the [`RedisServer`] it came from.
+#[derive(Debug)]
+pub struct ScopedPrefix {
+    prefix: String,
+    /// Only set for shared servers; a spawned one disappears anyway.
+    url: Option<String>,
+}
+
+impl ScopedPrefix {
+    pub fn as_str(&self) -> &str {
+        &self.prefix
+    }
+}
+
+impl std::ops::Deref for ScopedPrefix {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.prefix
+    }
+}
+
+impl Drop for ScopedPrefix {
+    fn drop(&mut self) {
+        let Some(url) = self.url.take() else { return };
+        if let Err(e) = delete_keys(&url, &self.prefix) {
+            // Best effort: leftovers under a unique prefix harm no other test.
+            tracing::warn!(prefix = %self.prefix, error = %e, "could not clean up test keys");
+        }
+    }
+}
+
+fn delete_keys(url: &str, prefix: &str) -> redis::RedisResult<()> {
+    let client = redis::Client::open(url)?;
+    let mut conn = client.get_connection_with_timeout(Duration::from_secs(2))?;
+    let pattern = format!("{}:*", glob_escape(prefix));
+    let keys: Vec<Vec<u8>> = redis::cmd("SCAN")
+        .cursor_arg(0)
+        .arg("MATCH")
+        .arg(&pattern)
+        .arg("COUNT")
+        .arg(1000)
+        .clone()
+        .iter(&mut conn)?
+        .collect();
+    for chunk in keys.chunks(500) {
+        redis::cmd("UNLINK").arg(chunk).query::<()>(&mut conn)?;
+    }
+    Ok(())
+}
+
+fn glob_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+enum SpawnError {
+    Fatal(String),
+    Retry(String),
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn ping(addr: SocketAddr) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+    if s.write_all(b"PING\r\n").is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 7];
+    s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+}
+
+fn read_log(path: &PathBuf) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| format!("(no log: {e})"))
+}
+
+/// A key prefix no other test (in this or any concurrent process) uses.
+pub fn unique_prefix(tag: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!(
+        "test:{tag}:{}:{nanos}:{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}

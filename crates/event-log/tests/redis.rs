@@ -1,0 +1,175 @@
+//! Conformance suite and Redis-specific behaviour, against a real server:
+//! `REDIS_URL` if set, else a private `redis-server` per test.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use mafia_event_log::conformance::take_feed;
+use mafia_event_log::testing::{RedisServer, ScopedPrefix};
+use mafia_event_log::{EventLog, FeedCursor, LogError, RedisLog, RedisLogConfig};
+use redis::AsyncCommands;
+
+fn server() -> RedisServer {
+    RedisServer::from_env_or_spawn()
+        .unwrap_or_else(|e| panic!("these tests need a real Redis: {e}"))
+}
+
+async fn connect(server: &RedisServer, cfg: RedisLogConfig) -> RedisLog {
+    RedisLog::connect_with(server.url(), cfg).await.unwrap()
+}
+
+/// The prefix comes first so it is dropped (and its keys deleted) before the server.
+async fn fresh_log() -> (Arc<dyn EventLog>, (ScopedPrefix, RedisServer)) {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-conformance");
+    let cfg = RedisLogConfig {
+        // Short blocks keep dropped feeds from holding server connections long.
+        feed_block: Duration::from_millis(500),
+        ..RedisLogConfig::with_prefix(prefix.as_str())
+    };
+    let log = connect(&server, cfg).await;
+    (Arc::new(log), (prefix, server))
+}
+
+mafia_event_log::event_log_conformance_tests!(fresh_log());
+
+fn batch(prefix: &str, n: usize) -> Vec<Bytes> {
+    (0..n)
+        .map(|i| Bytes::from(format!("{prefix}-{i}")))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_follow_the_documented_layout() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-layout");
+    let log = connect(&server, RedisLogConfig::with_prefix(prefix.as_str())).await;
+    let prefix = prefix.as_str();
+    log.create_game("g", b"setup").await.unwrap();
+    let lease = log
+        .acquire_lease("g", "ref-1", Duration::from_secs(30))
+        .await
+        .unwrap();
+    log.append("g", 0, lease.fence, &batch("e", 2))
+        .await
+        .unwrap();
+
+    let client = redis::Client::open(server.url()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let header: Vec<u8> = c.get(format!("{prefix}:game:g:header")).await.unwrap();
+    assert_eq!(header, b"setup");
+    let games: Vec<String> = c.smembers(format!("{prefix}:games")).await.unwrap();
+    assert_eq!(games, vec!["g".to_owned()]);
+    let state: (String, String) = c
+        .hget(format!("{prefix}:game:g:state"), &["last_seq", "fence"])
+        .await
+        .unwrap();
+    assert_eq!(state, ("2".to_owned(), "1".to_owned()));
+    let lease_val: String = c.get(format!("{prefix}:game:g:lease")).await.unwrap();
+    assert_eq!(lease_val, "1:ref-1");
+    let ids: redis::streams::StreamRangeReply = c
+        .xrange_all(format!("{prefix}:game:g:events"))
+        .await
+        .unwrap();
+    let ids: Vec<&str> = ids.ids.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, vec!["1-0", "2-0"]);
+    let feed_len: u64 = c.xlen(format!("{prefix}:feed")).await.unwrap();
+    assert_eq!(feed_len, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-trim");
+    let cfg = RedisLogConfig {
+        feed_maxlen: 10,
+        ..RedisLogConfig::with_prefix(prefix.as_str())
+    };
+    let log = connect(&server, cfg).await;
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
+    let mut feed = log.feed(FeedCursor::beginning());
+    let early = take_feed(&mut feed, 1).await[0].0.clone();
+    drop(feed);
+
+    let mut last = 1;
+    for i in 0..30 {
+        last = log
+            .append("g", last, 0, &batch(&format!("r{i}"), 10))
+            .await
+            .unwrap()
+            .last_seq;
+    }
+    // The per-game stream is never trimmed.
+    assert_eq!(log.read("g", 1, 1_000).await.unwrap().len(), 301);
+
+    let mut feed = log.feed(early);
+    match feed.next().await {
+        Some(Err(LogError::FeedTrimmed { .. })) => {}
+        other => panic!("a trimmed-away cursor must be reported, got {other:?}"),
+    }
+    // From the head, it works.
+    let mut feed = log.feed(log.feed_head().await.unwrap());
+    log.append("g", last, 0, &batch("z", 1)).await.unwrap();
+    assert_eq!(take_feed(&mut feed, 1).await[0].1.seq, last + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_cursor_is_reported_by_the_feed() {
+    let (log, _server) = fresh_log().await;
+    let mut feed = log.feed(FeedCursor::from("not-a-cursor"));
+    match feed.next().await {
+        Some(Err(LogError::InvalidArgument(_))) => {}
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    assert!(feed.next().await.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_share_one_log_and_fence_each_other() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-two-clients");
+    let a = connect(&server, RedisLogConfig::with_prefix(prefix.as_str())).await;
+    let b = connect(&server, RedisLogConfig::with_prefix(prefix.as_str())).await;
+    a.create_game("g", b"h").await.unwrap();
+    assert!(!b.create_game("g", b"h").await.unwrap());
+    let la = a
+        .acquire_lease("g", "ref-a", Duration::from_millis(100))
+        .await
+        .unwrap();
+    a.append("g", 0, la.fence, &batch("a", 1)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let lb = b
+        .acquire_lease("g", "ref-b", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(matches!(
+        a.append("g", 1, la.fence, &batch("a", 1)).await,
+        Err(LogError::Fenced { .. })
+    ));
+    b.append("g", 1, lb.fence, &batch("b", 1)).await.unwrap();
+    assert_eq!(a.last_seq("g").await.unwrap(), 2);
+}
+
+#[test]
+fn spawned_test_server_is_killed_on_drop() {
+    let server = RedisServer::spawn().unwrap_or_else(|e| panic!("{e}"));
+    assert!(server.is_spawned());
+    let url = server.url().to_owned();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let pong: String = redis::cmd("PING").query(&mut conn).unwrap();
+    assert_eq!(pong, "PONG");
+    drop(conn);
+    drop(server);
+    let addr = url
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_owned();
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "the server must be gone after drop"
+    );
+}
