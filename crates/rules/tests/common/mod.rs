@@ -1,0 +1,215 @@
+//! A small driver for scenario tests: a table with known roles, and helpers
+//! that play through the routine parts of a game.
+#![allow(dead_code)]
+
+use mafia_rules::sim::default_players;
+use mafia_rules::*;
+
+pub fn s(n: u8) -> Seat {
+    Seat::new(n).unwrap()
+}
+
+pub fn set(seats: &[u8]) -> SeatSet {
+    seats.iter().map(|n| s(*n)).collect()
+}
+
+pub fn list(seats: &[u8]) -> SeatList {
+    seats.iter().map(|n| s(*n)).collect()
+}
+
+pub struct Table {
+    pub g: Game,
+    pub at: i64,
+    pub events: Vec<Envelope>,
+}
+
+/// Roles by letter, seat 1 first: K civilian, S Sheriff, B Beauty, M mafia, D Don.
+pub fn roles(spec: &str) -> Vec<Role> {
+    spec.chars()
+        .map(|c| match c {
+            'K' => Role::Civilian,
+            'S' => Role::Sheriff,
+            'B' => Role::Beauty,
+            'M' => Role::Mafia,
+            'D' => Role::Don,
+            _ => panic!("bad role letter {c}"),
+        })
+        .collect()
+}
+
+/// Seats 1–6 civilians, 7 Sheriff, 8–9 mafia, 10 Don (club: 6 is the Beauty).
+pub fn table(rules: RuleSetId) -> Table {
+    let spec = if rules == RuleSetId::Club {
+        "KKKKKBSMMD"
+    } else {
+        "KKKKKKSMMD"
+    };
+    table_with(RuleSet::preset(rules), spec)
+}
+
+pub fn table_with(rules: RuleSet, spec: &str) -> Table {
+    let setup = Setup::new(rules, default_players(), Deal::Cards(roles(spec))).unwrap();
+    let (g, events) = Game::new(setup, 0);
+    Table { g, at: 0, events }
+}
+
+impl Table {
+    pub fn ok(&mut self, cmd: Command) -> Vec<Event> {
+        self.at += 1000;
+        let evs = self
+            .g
+            .apply(&cmd, self.at)
+            .unwrap_or_else(|v| panic!("{cmd:?} refused: {v} at {:?}", self.g.step()));
+        self.events.extend(evs.iter().copied());
+        evs.into_iter().map(|e| e.event).collect()
+    }
+
+    pub fn err(&mut self, cmd: Command) -> Violation {
+        let before = self.g.clone();
+        let v = self
+            .g
+            .apply(&cmd, self.at)
+            .expect_err(&format!("{cmd:?} was accepted"));
+        assert_eq!(self.g, before, "a refused command changed the game");
+        v
+    }
+
+    pub fn prompt(&self) -> Expect {
+        self.g.expected().expect
+    }
+
+    pub fn secs(&self) -> Option<u16> {
+        self.g.expected().secs
+    }
+
+    pub fn alive(&self, n: u8) -> bool {
+        self.g.core().alive(s(n))
+    }
+
+    /// Plays night 0 to the first speech of day 1.
+    pub fn play_night0(&mut self) {
+        while let Expect::Night0 { .. } = self.prompt() {
+            self.ok(Command::NextStep);
+        }
+    }
+
+    /// Plays the day's speeches; `noms` are (by, target) nominations made in
+    /// the speakers' turns. Stops at the first step that is not a regular speech.
+    pub fn speeches(&mut self, noms: &[(u8, u8)]) {
+        while let Expect::Speech {
+            seat, tie: false, ..
+        } = self.prompt()
+        {
+            for (by, target) in noms {
+                if *by == seat.number() {
+                    self.ok(Command::Nominate {
+                        by: seat,
+                        target: s(*target),
+                    });
+                }
+            }
+            self.ok(Command::EndSpeech {
+                seat,
+                timeout: false,
+            });
+        }
+    }
+
+    /// Plays regular speeches until it is `seat`'s turn.
+    pub fn speeches_until(&mut self, seat: u8) {
+        while let Expect::Speech {
+            seat: cur,
+            tie: false,
+            ..
+        } = self.prompt()
+        {
+            if cur == s(seat) {
+                return;
+            }
+            self.ok(Command::EndSpeech {
+                seat: cur,
+                timeout: false,
+            });
+        }
+        panic!("seat {seat} never got the floor");
+    }
+
+    /// Ends every tie speech.
+    pub fn tie_speeches(&mut self) {
+        while let Expect::Speech {
+            seat, tie: true, ..
+        } = self.prompt()
+        {
+            self.ok(Command::EndSpeech {
+                seat,
+                timeout: false,
+            });
+        }
+    }
+
+    pub fn vote(&mut self, nominee: u8, hands: &[u8]) -> Vec<Event> {
+        self.ok(Command::Vote {
+            nominee: s(nominee),
+            hands: set(hands),
+        })
+    }
+
+    /// Ends every pending last words and testament.
+    pub fn words(&mut self) {
+        while let Expect::LastWords { seat, .. } = self.prompt() {
+            self.ok(Command::EndLastWords { seat });
+        }
+    }
+
+    /// Plays a night in which every black player shoots `target`; checks
+    /// and picks name nobody; a best move names `best_move`. Stops at the
+    /// first step that is not a night action.
+    pub fn night(&mut self, target: Option<u8>) {
+        self.night_with(target, &[]);
+    }
+
+    pub fn night_with(&mut self, target: Option<u8>, best_move: &[u8]) {
+        loop {
+            match self.prompt() {
+                Expect::BeautyPick { .. } => {
+                    self.ok(Command::BeautyPick { target: None });
+                }
+                Expect::Shots { pending } => {
+                    for by in pending.iter() {
+                        self.ok(Command::Shot {
+                            by,
+                            target: target.map(s),
+                        });
+                    }
+                }
+                Expect::DonCheck { .. } => {
+                    self.ok(Command::DonCheck { target: None });
+                }
+                Expect::SheriffCheck { .. } => {
+                    self.ok(Command::SheriffCheck { target: None });
+                }
+                Expect::BestMove { seat } => {
+                    self.ok(Command::BestMove {
+                        seat,
+                        named: list(best_move),
+                    });
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// A quiet day and night: no nominations, a miss.
+    pub fn quiet_round(&mut self) {
+        self.speeches(&[]);
+        self.night(None);
+    }
+
+    pub fn saw(&self, pred: impl Fn(&Event) -> bool) -> bool {
+        self.events.iter().any(|e| pred(&e.event))
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.g.result()
+    }
+}

@@ -1,0 +1,1120 @@
+//! Scenarios named after the clause they check (`000 §4.4.13` → `rfm_4_4_13_…`).
+//! Each row of the "Where they differ" tables in RULESETS.md has at least one.
+
+mod common;
+use common::*;
+use mafia_rules::event::{LiftDenial, NoVote};
+use mafia_rules::params::Night0Step;
+use mafia_rules::*;
+use RuleSetId::*;
+
+// ---- the common core -------------------------------------------------------
+
+#[test]
+fn classic_3_3_2_day_one_opens_with_seat_one_and_later_days_rotate_skipping_the_dead() {
+    let mut t = table(Classic);
+    t.play_night0();
+    assert!(matches!(t.prompt(), Expect::Speech { seat, .. } if seat == s(1)));
+    t.speeches(&[]);
+    t.night(Some(2)); // seat 2 killed: day 2 would open with 2, so 3 opens
+    t.words();
+    assert!(matches!(t.prompt(), Expect::Speech { seat, .. } if seat == s(3)));
+}
+
+#[test]
+fn classic_3_4_10_a_single_nominee_on_day_one_is_not_voted() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8)]);
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VoteSkipped {
+            reason: NoVote::SingleNomineeDay1
+        }
+    )));
+    assert!(t.alive(8));
+}
+
+#[test]
+fn classic_3_4_10_a_single_nominee_on_day_two_leaves_with_every_vote() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.quiet_round();
+    t.speeches(&[(2, 8)]);
+    assert!(!t.alive(8));
+    assert!(t.saw(
+        |e| matches!(e, Event::VotesCast { automatic: true, hands, .. } if hands.len() == 10)
+    ));
+}
+
+#[test]
+fn classic_3_4_8_players_who_do_not_vote_go_to_the_last_nominee() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    let ev = t.vote(8, &[1, 2, 3]);
+    assert!(ev.iter().any(|e| matches!(e, Event::VotesCast { nominee, automatic: true, hands } if *nominee == s(9) && hands.len() == 7)));
+    assert!(!t.alive(9));
+}
+
+#[test]
+fn classic_3_4_12_a_tie_gives_30_second_speeches_then_a_revote_then_the_lift() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    assert!(t.saw(|e| matches!(e, Event::Tie { .. })));
+    assert!(matches!(t.prompt(), Expect::Speech { seat, tie: true, .. } if seat == s(8)));
+    assert_eq!(t.secs(), Some(30));
+    t.tie_speeches();
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    assert!(matches!(t.prompt(), Expect::Lift { .. }));
+    t.ok(Command::Lift {
+        hands: set(&[1, 2, 3, 4, 5, 6]),
+    });
+    assert!(!t.alive(8) && !t.alive(9));
+}
+
+#[test]
+fn classic_3_4_12_half_or_fewer_for_the_lift_keeps_everyone() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    t.tie_speeches();
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    t.ok(Command::Lift {
+        hands: set(&[1, 2, 3, 4, 5]),
+    });
+    assert!(t.alive(8) && t.alive(9));
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
+}
+
+#[test]
+fn classic_3_4_12_a_tie_among_fewer_nominees_is_spoken_and_revoted_again() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 10)]);
+    t.vote(8, &[1, 2, 3]);
+    t.vote(9, &[4, 5, 6]);
+    // 3 / 3 / 4: seat 10 leaves? No: 10 gets 7,8,9,10 = 4 and leaves.
+    assert!(!t.alive(10));
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 10)]);
+    t.vote(8, &[1, 2, 3, 4]);
+    t.vote(9, &[5, 6, 7, 10]);
+    // 4 / 4 / 2: a tie between 8 and 9 only.
+    t.tie_speeches();
+    assert!(matches!(t.prompt(), Expect::Vote { nominee, round: 1, .. } if nominee == s(8)));
+}
+
+#[test]
+fn classic_3_5_5_a_kill_needs_every_black_shot_on_one_seat() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[]);
+    t.ok(Command::Shot {
+        by: s(8),
+        target: Some(s(1)),
+    });
+    t.ok(Command::Shot {
+        by: s(9),
+        target: Some(s(1)),
+    });
+    t.ok(Command::Shot {
+        by: s(10),
+        target: Some(s(2)),
+    });
+    assert!(t.saw(|e| matches!(e, Event::NightResult { killed: None })));
+    t.night(None);
+    assert!(t.alive(1) && t.alive(2));
+}
+
+#[test]
+fn classic_1_4_red_wins_when_every_black_is_out_and_last_words_still_follow() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.words();
+    t.night(Some(1));
+    t.words();
+    t.speeches(&[(2, 9), (3, 10)]);
+    t.vote(9, &[2, 3, 4, 5, 6]);
+    t.words();
+    t.night(Some(2));
+    t.words();
+    t.speeches(&[(3, 10)]);
+    assert_eq!(t.outcome().unwrap().winner, Some(Team::Red));
+    assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(10)));
+    let v = t.err(Command::Foul { seat: s(3) });
+    assert_eq!(v.code, Code::GameOver);
+    t.words();
+    assert!(t.g.is_over());
+}
+
+#[test]
+fn classic_1_4_black_wins_when_black_equals_red() {
+    let mut t = table(Classic);
+    t.play_night0();
+    for victim in [1, 2, 3, 4] {
+        t.speeches(&[]);
+        t.night(Some(victim));
+        t.words();
+    }
+    // 10 - 4 kills = 3 red + 3 black after night 4.
+    assert_eq!(t.outcome().unwrap().winner, Some(Team::Black));
+}
+
+#[test]
+fn classic_3_5_4_a_sheriff_killed_tonight_still_makes_his_check() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[]);
+    for by in [8, 9, 10] {
+        t.ok(Command::Shot {
+            by: s(by),
+            target: Some(s(7)),
+        });
+    }
+    t.ok(Command::DonCheck { target: Some(s(7)) });
+    assert!(t.saw(|e| matches!(e, Event::DonChecked { sheriff: true, .. })));
+    assert!(matches!(t.prompt(), Expect::SheriffCheck { sheriff } if sheriff == s(7)));
+    t.ok(Command::SheriffCheck {
+        target: Some(s(10)),
+    });
+    assert!(t.saw(|e| matches!(e, Event::SheriffChecked { black: true, .. })));
+}
+
+#[test]
+fn classic_5_5_the_fourth_foul_removes_at_once_without_last_words() {
+    let mut t = table(Classic);
+    t.play_night0();
+    for _ in 0..4 {
+        t.ok(Command::Foul { seat: s(5) });
+    }
+    assert!(!t.alive(5));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::Left {
+            cause: Cause::Fouls,
+            ..
+        }
+    )));
+    assert!(!matches!(t.prompt(), Expect::LastWords { .. }));
+}
+
+#[test]
+fn classic_6_7_three_nights_in_a_row_without_a_departure_is_a_draw() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.quiet_round();
+    t.quiet_round();
+    t.speeches(&[]);
+    t.night(None);
+    assert_eq!(
+        t.outcome().map(|o| (o.winner, o.reason)),
+        Some((None, EndReason::NoDepartures))
+    );
+}
+
+// ---- night 0 ------------------------------------------------------------
+
+#[test]
+fn night_0_steps_follow_each_rule_set() {
+    let steps = |id| {
+        Params::preset(id)
+            .night0
+            .iter()
+            .map(|t| (t.step, t.secs))
+            .collect::<Vec<_>>()
+    };
+    use Night0Step::*;
+    assert_eq!(
+        steps(Rfm),
+        vec![(Meeting, 60), (SheriffAndDonSign, 10), (FreeSeating, 60)]
+    );
+    assert_eq!(steps(Classic), vec![(Meeting, 60), (SheriffSign, 20)]);
+    assert_eq!(steps(Minsk2017)[0], (DonSign, 10));
+    assert_eq!(
+        steps(Ua),
+        vec![(Meeting, 60), (SheriffSign, 10), (FreeSeating, 20)]
+    );
+    assert_eq!(steps(Club)[0].0, BeautySign);
+    let mut t = table(Rfm);
+    assert_eq!(t.prompt(), Expect::Night0 { step: Meeting });
+    assert_eq!(t.secs(), Some(60));
+    t.ok(Command::NextStep);
+    t.ok(Command::NextStep);
+    assert_eq!(t.prompt(), Expect::Night0 { step: FreeSeating });
+}
+
+#[test]
+fn rfm_4_2_3_checks_take_15_seconds_and_classic_3_2_2_ten() {
+    for (id, secs) in [(Rfm, 15), (Classic, 10), (Ua, 10)] {
+        let mut t = table(id);
+        t.play_night0();
+        t.speeches(&[]);
+        for by in [8, 9, 10] {
+            t.ok(Command::Shot {
+                by: s(by),
+                target: None,
+            });
+        }
+        assert!(matches!(t.prompt(), Expect::DonCheck { .. }));
+        assert_eq!(t.secs(), Some(secs), "{id}");
+    }
+}
+
+// ---- speech and fouls --------------------------------------------------
+
+#[test]
+fn classic_5_4_a_third_foul_costs_the_next_speech_but_not_the_nomination() {
+    let mut t = table(Classic);
+    t.play_night0();
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(3) });
+    }
+    t.speeches_until(3);
+    assert!(
+        matches!(t.prompt(), Expect::Speech { seat, nominations_only: true, .. } if seat == s(3))
+    );
+    assert_eq!(t.secs(), None);
+    t.ok(Command::Nominate {
+        by: s(3),
+        target: s(8),
+    });
+}
+
+#[test]
+fn rfm_5_5_a_third_foul_after_his_speech_leaves_10_seconds_for_nominations_next_day() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.speeches_until(4);
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(3) });
+    }
+    t.speeches(&[]);
+    t.night(None);
+    t.speeches_until(3);
+    assert!(matches!(
+        t.prompt(),
+        Expect::Speech {
+            nominations_only: true,
+            ..
+        }
+    ));
+    assert_eq!(t.secs(), Some(10));
+}
+
+#[test]
+fn minsk2017_6_4_a_third_foul_shortens_the_next_speech_to_30_seconds() {
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(2) });
+    }
+    t.speeches_until(2);
+    assert!(matches!(
+        t.prompt(),
+        Expect::Speech {
+            nominations_only: false,
+            ..
+        }
+    ));
+    assert_eq!(t.secs(), Some(30));
+}
+
+#[test]
+fn classic_6_6_a_muted_player_speaks_30_seconds_when_four_remain() {
+    let mut t = table(Classic);
+    t.play_night0();
+    for victim in [1, 2, 3] {
+        t.speeches(&[]);
+        t.night(Some(victim));
+        t.words();
+    }
+    // 7 left: remove three more by disqualification keeps black < red? Use votes instead.
+    t.speeches(&[(4, 5)]);
+    t.words();
+    t.night(Some(6));
+    t.words();
+    // 4 left: 7 (Sheriff), 8, 9, 10 would be black parity; so check via params instead.
+    assert!(t.outcome().is_some());
+    assert_eq!(Params::preset(Classic).fouls.critical_secs, Some(30));
+    assert_eq!(Params::preset(Classic).fouls.critical_players, 4);
+}
+
+#[test]
+fn club_a_third_foul_during_his_speech_ends_it_at_once() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.ok(Command::Foul { seat: s(1) });
+    t.ok(Command::Foul { seat: s(1) });
+    t.ok(Command::StartSpeech { seat: s(1) });
+    t.ok(Command::Foul { seat: s(1) });
+    assert!(matches!(t.prompt(), Expect::Speech { seat, .. } if seat == s(2)));
+}
+
+#[test]
+fn ua_7_the_second_technical_foul_removes_and_other_rule_sets_have_none() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::TechnicalFoul { seat: s(4) });
+    assert!(t.alive(4));
+    t.ok(Command::TechnicalFoul { seat: s(4) });
+    assert!(!t.alive(4));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::Left {
+            cause: Cause::TechnicalFouls,
+            ..
+        }
+    )));
+    let mut t = table(Classic);
+    t.play_night0();
+    assert_eq!(
+        t.err(Command::TechnicalFoul { seat: s(4) }).code,
+        Code::NotInRuleSet
+    );
+}
+
+#[test]
+fn rfm_5_10_small_and_big_penalties_are_recorded_only_in_rfm() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.ok(Command::Penalty {
+        seat: s(2),
+        kind: PenaltyKind::Small,
+    });
+    t.ok(Command::Penalty {
+        seat: s(2),
+        kind: PenaltyKind::Big,
+    });
+    let v = t.g.view(Audience::Public);
+    assert_eq!(
+        (v.seats[1].small_penalties, v.seats[1].big_penalties),
+        (1, 1)
+    );
+    let mut t = table(Ua);
+    t.play_night0();
+    let v = t.err(Command::Penalty {
+        seat: s(2),
+        kind: PenaltyKind::Small,
+    });
+    assert_eq!((v.code, v.clause.as_str()), (Code::NotInRuleSet, "003 §7"));
+}
+
+#[test]
+fn minsk2017_4_4_3_a_nomination_may_be_withdrawn_but_rfm_4_4_2_forbids_it() {
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    t.ok(Command::Withdraw { by: s(1) });
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(9),
+    });
+    assert_eq!(t.g.core().nominees, list(&[9]));
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    let v = t.err(Command::Withdraw { by: s(1) });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::WithdrawalForbidden, "000 §4.4.2")
+    );
+}
+
+#[test]
+fn ua_4_2_naming_a_seat_already_nominated_does_not_use_the_nomination() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    t.ok(Command::EndSpeech {
+        seat: s(1),
+        timeout: false,
+    });
+    let v = t.err(Command::Nominate {
+        by: s(2),
+        target: s(8),
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::AlreadyNominated, "003 §4.2")
+    );
+    t.ok(Command::Nominate {
+        by: s(2),
+        target: s(9),
+    });
+}
+
+#[test]
+fn classic_3_4_1_one_nomination_per_player_per_day_in_his_own_speech() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    assert_eq!(
+        t.err(Command::Nominate {
+            by: s(1),
+            target: s(9)
+        })
+        .code,
+        Code::NominationUsed
+    );
+    assert_eq!(
+        t.err(Command::Nominate {
+            by: s(2),
+            target: s(9)
+        })
+        .code,
+        Code::NotYourTurn
+    );
+}
+
+// ---- voting and the lift -----------------------------------------------
+
+fn to_lift(t: &mut Table, noms: &[(u8, u8)], first: u8, hands: &[u8]) {
+    t.play_night0();
+    t.speeches(noms);
+    t.vote(first, hands);
+    t.tie_speeches();
+    t.vote(first, hands);
+}
+
+#[test]
+fn rfm_4_4_18_never_a_lift_of_five_at_ten() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.speeches(&[(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]);
+    t.vote(1, &[1, 2]);
+    t.vote(2, &[3, 4]);
+    t.vote(3, &[5, 6]);
+    t.vote(4, &[7, 8]);
+    t.tie_speeches();
+    t.vote(1, &[1, 2]);
+    t.vote(2, &[3, 4]);
+    t.vote(3, &[5, 6]);
+    t.vote(4, &[7, 8]);
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::LiftDenied {
+            reason: LiftDenial::Banned,
+            ..
+        }
+    )));
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
+}
+
+#[test]
+fn ua_4_23_on_day_one_at_most_two_are_lifted() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
+    t.vote(1, &[1, 2, 3]);
+    t.vote(2, &[4, 5, 6]);
+    // 3 / 3 / 4 → seat 3 leaves; use an even split instead.
+    assert!(!t.alive(3));
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
+    t.vote(1, &[1, 2, 3]);
+    t.vote(2, &[4, 5, 6]);
+    let _ = t;
+    // An exact three-way tie needs 9 voters: remove one first.
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(4) });
+    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
+    // The removal cancelled today's vote (ua §4.20); check the lift rule directly.
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VoteSkipped {
+            reason: NoVote::Cancelled
+        }
+    )));
+    assert_eq!(Params::preset(Ua).lift.day1_max, Some(2));
+}
+
+#[test]
+fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
+    // Day 2 with 9 players: a tie of all 9 nominees.
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night(Some(1));
+    t.words();
+    t.speeches(&[
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+    ]);
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    t.tie_speeches();
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    assert!(matches!(t.prompt(), Expect::Lift { .. }));
+    t.ok(Command::Lift {
+        hands: set(&[2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    });
+    assert_eq!(
+        t.outcome().map(|o| (o.winner, o.reason)),
+        Some((None, EndReason::AllOut))
+    );
+
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night(Some(1));
+    t.words();
+    t.speeches(&[
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+    ]);
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    t.tie_speeches();
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::LiftDenied {
+            reason: LiftDenial::AllPlayers | LiftDenial::MoreThanHalf,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn classic_6_8_never_a_lift_of_every_player_at_the_table() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night(Some(1));
+    t.words();
+    t.speeches(&[
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+    ]);
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    t.tie_speeches();
+    for n in 2..=9u8 {
+        t.vote(n, &[n]);
+    }
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::LiftDenied {
+            reason: LiftDenial::AllPlayers,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn minsk2017_7_7_several_out_after_a_revote_have_30_seconds_each() {
+    let mut t = table(Minsk2017);
+    to_lift(&mut t, &[(1, 8), (2, 9)], 8, &[1, 2, 3, 4, 5]);
+    t.ok(Command::Lift {
+        hands: set(&[1, 2, 3, 4, 5, 6]),
+    });
+    assert!(matches!(t.prompt(), Expect::LastWords { .. }));
+    assert_eq!(t.secs(), Some(30));
+    let mut t = table(Classic);
+    to_lift(&mut t, &[(1, 8), (2, 9)], 8, &[1, 2, 3, 4, 5]);
+    t.ok(Command::Lift {
+        hands: set(&[1, 2, 3, 4, 5, 6]),
+    });
+    assert_eq!(t.secs(), Some(60));
+}
+
+#[test]
+fn rfm_4_4_15_a_20_second_testament_follows_last_words() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    let seat = s(8);
+    t.ok(Command::EndLastWords { seat });
+    assert_eq!(
+        t.prompt(),
+        Expect::LastWords {
+            seat,
+            testament: true
+        }
+    );
+    assert_eq!(t.secs(), Some(20));
+}
+
+#[test]
+fn club_a_vote_is_held_only_when_half_want_it_and_is_a_roll_call() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.speeches(&[]);
+    assert!(matches!(t.prompt(), Expect::VoteCall { .. }));
+    t.ok(Command::VoteCall {
+        yes: set(&[1, 2, 3, 4]),
+    });
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VoteSkipped {
+            reason: NoVote::NotWanted
+        }
+    )));
+    let mut t = table(Club);
+    t.play_night0();
+    t.speeches(&[]);
+    t.ok(Command::VoteCall {
+        yes: set(&[1, 2, 3, 4, 5]),
+    });
+    assert!(matches!(t.prompt(), Expect::Ballot { voter, .. } if voter == s(1)));
+    assert_eq!(
+        t.err(Command::Ballot {
+            voter: s(2),
+            target: Some(s(8))
+        })
+        .code,
+        Code::NotYourTurn
+    );
+    for v in 1..=10 {
+        let target = if v <= 6 { Some(s(8)) } else { Some(s(1)) };
+        t.ok(Command::Ballot {
+            voter: s(v),
+            target,
+        });
+    }
+    assert!(!t.alive(8));
+    assert_eq!(
+        t.err(Command::Nominate {
+            by: s(1),
+            target: s(2)
+        })
+        .code,
+        Code::NotInRuleSet
+    );
+}
+
+// ---- removal against the vote ----------------------------------------
+
+fn removed_before_result(id: RuleSetId) -> Table {
+    let mut t = table(id);
+    t.play_night0();
+    t.speeches_until(5);
+    t.ok(Command::Nominate {
+        by: s(5),
+        target: s(8),
+    });
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.ok(Command::Nominate {
+        by: s(5),
+        target: s(9),
+    })
+    .clone_from(&vec![]);
+    t
+}
+
+#[test]
+fn a_removal_before_the_result_cancels_the_days_vote_rfm_4_4_16_classic_6_1_minsk_7_1_ua_4_20() {
+    for id in [Rfm, Classic, Minsk2017, Ua] {
+        let mut t = table(id);
+        t.play_night0();
+        t.speeches(&[(1, 8), (2, 9)]);
+        t.ok(Command::Disqualify { seat: s(3) });
+        // Disqualified during voting: no further vote.
+        assert!(
+            t.saw(|e| matches!(e, Event::VotesCancelled { today: true, .. })),
+            "{id}"
+        );
+        assert!(matches!(t.prompt(), Expect::Shots { .. }), "{id}");
+        assert!(t.alive(8) && t.alive(9));
+    }
+    let _ = removed_before_result;
+}
+
+#[test]
+fn a_removal_after_the_result_cancels_the_next_vote_except_in_rfm_5_7() {
+    for (id, cancelled) in [(Rfm, false), (Classic, true), (Minsk2017, true), (Ua, true)] {
+        let mut t = table(id);
+        t.play_night0();
+        t.speeches(&[(1, 8), (2, 9)]);
+        t.vote(8, &[1, 2, 3, 4, 5, 6]);
+        // Seat 8 is out; during his last words seat 3 is disqualified.
+        t.ok(Command::Disqualify { seat: s(3) });
+        t.words();
+        t.night(None);
+        t.speeches(&[(4, 9)]);
+        let skipped = t.saw(|e| {
+            matches!(
+                e,
+                Event::VoteSkipped {
+                    reason: NoVote::Cancelled
+                }
+            )
+        });
+        assert_eq!(skipped, cancelled, "{id}");
+        assert_eq!(t.alive(9), cancelled, "{id}");
+    }
+}
+
+#[test]
+fn a_removal_at_night_cancels_the_next_vote_in_minsk_7_2_and_ua_but_not_rfm_5_7() {
+    for (id, cancelled) in [(Rfm, false), (Minsk2017, true), (Ua, true), (Classic, true)] {
+        let mut t = table(id);
+        t.play_night0();
+        t.speeches(&[]);
+        t.ok(Command::Disqualify { seat: s(3) });
+        t.night(None);
+        t.speeches(&[(1, 9)]);
+        let skipped = t.saw(|e| {
+            matches!(
+                e,
+                Event::VoteSkipped {
+                    reason: NoVote::Cancelled
+                }
+            )
+        });
+        assert_eq!(skipped, cancelled, "{id}");
+    }
+}
+
+#[test]
+fn ua_4_21_a_second_removal_in_the_same_round_cancels_the_next_vote_too() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.ok(Command::Disqualify { seat: s(4) });
+    t.speeches(&[(1, 8)]);
+    t.night(None);
+    t.speeches(&[(1, 8)]);
+    assert_eq!(
+        t.events
+            .iter()
+            .filter(|e| matches!(
+                e.event,
+                Event::VoteSkipped {
+                    reason: NoVote::Cancelled
+                }
+            ))
+            .count(),
+        2
+    );
+}
+
+// ---- best move ----------------------------------------------------------
+
+#[test]
+fn classic_3_5_9_the_first_killed_names_three_seats_at_night() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night_with(Some(1), &[8, 9, 2]);
+    let bm = t.g.core().best_move.unwrap();
+    assert_eq!((bm.seat, bm.hits), (s(1), 2));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::DayStarted {
+            best_move: Some(_),
+            ..
+        }
+    )));
+    assert_eq!(
+        t.err(Command::BestMove {
+            seat: s(1),
+            named: list(&[8])
+        })
+        .code,
+        Code::WrongPhase
+    );
+}
+
+#[test]
+fn rfm_6_6_9_two_out_by_the_day_one_vote_deny_the_best_move() {
+    let mut t = table(Rfm);
+    to_lift(&mut t, &[(1, 2), (2, 3)], 2, &[1, 4, 5, 6, 7]);
+    t.ok(Command::Lift {
+        hands: set(&[1, 4, 5, 6, 7, 8]),
+    });
+    t.words();
+    t.night(Some(1));
+    assert!(t.g.core().best_move.is_none());
+    assert!(!t.saw(|e| matches!(
+        e,
+        Event::StepStarted {
+            step: Step::BestMove { .. }
+        }
+    )));
+}
+
+#[test]
+fn ua_5_12_removals_before_the_kill_count_against_the_best_move() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.speeches(&[]);
+    t.night(Some(1));
+    assert!(!t.saw(|e| matches!(
+        e,
+        Event::StepStarted {
+            step: Step::BestMove { .. }
+        }
+    )));
+    let mut t = table(Classic);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.speeches(&[]);
+    t.night(Some(1));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::StepStarted {
+            step: Step::BestMove { .. }
+        }
+    )));
+}
+
+#[test]
+fn minsk2017_8_3_the_best_move_is_made_during_the_last_words() {
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night(Some(1));
+    assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(1)));
+    let ev = t.ok(Command::BestMove {
+        seat: s(1),
+        named: list(&[8, 9, 10]),
+    });
+    assert!(matches!(ev[0], Event::BestMoveMade { hits: 3, .. }));
+    let public = ev[0].for_audience(Audience::Public).unwrap();
+    assert!(matches!(public, Event::BestMoveAnnounced { .. }));
+}
+
+// ---- draws and endings ---------------------------------------------------
+
+#[test]
+fn rfm_4_7_1_nobody_leaving_over_n_d_n_d_n_is_a_draw() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.speeches(&[]);
+    t.night(None);
+    t.speeches(&[]);
+    assert!(t.outcome().is_none());
+    t.night(None);
+    t.speeches(&[]);
+    t.night(None);
+    assert_eq!(t.outcome().map(|o| o.reason), Some(EndReason::NoDepartures));
+}
+
+#[test]
+fn minsk2017_7_8_the_draw_comes_after_the_third_quiet_day() {
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.quiet_round();
+    t.quiet_round();
+    t.speeches(&[]);
+    t.night(None);
+    assert!(t.outcome().is_none());
+    t.speeches(&[]);
+    assert_eq!(t.outcome().map(|o| o.reason), Some(EndReason::NoDepartures));
+}
+
+#[test]
+fn ua_1_8_a_removal_breaks_the_quiet_streak() {
+    let mut t = table(Ua);
+    t.play_night0();
+    t.quiet_round();
+    t.speeches(&[]);
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.night(None);
+    t.quiet_round();
+    assert!(t.outcome().is_none());
+}
+
+#[test]
+fn club_four_players_and_three_nights_without_a_kill_is_a_red_win() {
+    let mut t = table(Club);
+    t.play_night0();
+    // Remove reds until 4 remain: 3 black + 1 red would be black parity, so
+    // remove one black too.
+    for seat in [8, 9, 1, 2, 3, 4] {
+        t.ok(Command::Disqualify { seat: s(seat) });
+    }
+    assert!(t.outcome().is_none());
+    for _ in 0..3 {
+        t.speeches(&[]);
+        if let Expect::FreeTalk = t.prompt() {
+            t.ok(Command::NextStep);
+        }
+        if let Expect::VoteCall { .. } = t.prompt() {
+            t.ok(Command::VoteCall {
+                yes: SeatSet::EMPTY,
+            });
+        }
+        t.night(None);
+    }
+    assert_eq!(
+        t.outcome().map(|o| (o.winner, o.reason)),
+        Some((Some(Team::Red), EndReason::NightsWithoutKill))
+    );
+}
+
+#[test]
+fn an_opposite_team_victory_ends_the_game_at_once() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.ok(Command::OppositeTeamVictory { seat: s(9) });
+    assert_eq!(t.outcome().map(|o| o.winner), Some(Some(Team::Red)));
+    assert!(t.g.is_over());
+    assert_eq!(t.err(Command::NextStep).code, Code::GameOver);
+}
+
+#[test]
+fn club_the_beauty_protects_and_silences_her_pick() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.speeches(&[]);
+    t.ok(Command::VoteCall {
+        yes: SeatSet::EMPTY,
+    });
+    t.ok(Command::BeautyPick { target: Some(s(2)) });
+    assert!(matches!(t.prompt(), Expect::SheriffCheck { .. }));
+    t.ok(Command::SheriffCheck {
+        target: Some(s(10)),
+    });
+    assert!(t.saw(|e| matches!(e, Event::SheriffChecked { black: true, .. })));
+    for by in [8, 9, 10] {
+        t.ok(Command::Shot {
+            by: s(by),
+            target: Some(s(2)),
+        });
+    }
+    assert!(t.saw(|e| matches!(e, Event::NightResult { killed: None })));
+    t.night(None);
+    assert!(t.alive(2));
+    // Day 2 is free talk in club; the silence shows on the turn list at small tables.
+    assert!(matches!(t.prompt(), Expect::FreeTalk));
+}
+
+// ---- corrections and bad input --------------------------------------------
+
+#[test]
+fn rfm_7_1_2_the_judge_can_undo_commands_of_the_current_phase_only() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    t.ok(Command::Foul { seat: s(4) });
+    t.ok(Command::Undo);
+    assert_eq!(t.g.core().seats[3].fouls, 0);
+    t.ok(Command::Undo);
+    assert!(t.g.core().nominees.is_empty());
+    // What opened day 1 belongs to night 0, another phase.
+    assert_eq!(t.err(Command::Undo).code, Code::NothingToUndo);
+    let replayed = Game::replay(t.g.setup().clone(), &t.events).unwrap();
+    assert_eq!(replayed, t.g);
+}
+
+#[test]
+fn bad_commands_name_the_rule_and_change_nothing() {
+    let mut t = table(Classic);
+    assert_eq!(
+        t.err(Command::EndSpeech {
+            seat: s(1),
+            timeout: false
+        })
+        .code,
+        Code::WrongPhase
+    );
+    t.play_night0();
+    assert_eq!(
+        t.err(Command::Shot {
+            by: s(8),
+            target: Some(s(1))
+        })
+        .code,
+        Code::WrongPhase
+    );
+    t.speeches(&[(1, 8), (2, 9)]);
+    assert_eq!(
+        t.err(Command::Vote {
+            nominee: s(9),
+            hands: set(&[1])
+        })
+        .code,
+        Code::LastNomineeAutomatic
+    );
+    t.ok(Command::Disqualify { seat: s(3) });
+    let mut t = table(Classic);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.night(None);
+    t.speeches(&[(2, 9), (4, 8)]);
+    let v = t.err(Command::Vote {
+        nominee: s(9),
+        hands: set(&[3]),
+    });
+    assert_eq!((v.code, v.clause.as_str()), (Code::VoterOut, "001 §3.4.8"));
+    t.vote(9, &[1, 2]);
+    t.words();
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
+    t.ok(Command::Shot {
+        by: s(9),
+        target: Some(s(1)),
+    });
+    let v = t.err(Command::Shot {
+        by: s(9),
+        target: Some(s(1)),
+    });
+    assert_eq!(v.code, Code::AlreadyShot);
+    assert!(!v.message_ru.is_empty());
+    assert_eq!(
+        t.err(Command::Shot {
+            by: s(1),
+            target: Some(s(2))
+        })
+        .code,
+        Code::NotAShooter
+    );
+}
