@@ -644,12 +644,7 @@ impl<'a> Tx<'a> {
         };
         let (today, next) = (before.vote_cancelled, before.cancel_next);
         if before.is_night() || before.day == 0 {
-            if r.at_night_cancels_next {
-                self.emit(Event::VotesCancelled {
-                    today,
-                    next_days: bump(next),
-                });
-            }
+            // Settled in the morning: a shot may yet make it "removed and killed".
         } else if !before.vote_done {
             if r.before_result_cancels_vote {
                 if !today {
@@ -935,7 +930,34 @@ impl<'a> Tx<'a> {
         true
     }
 
+    /// Night removals cancel the next vote unless the player was shot too.
+    fn settle_night_removals(&mut self) {
+        let c = *self.c();
+        let r = self.p.removal;
+        if !r.at_night_cancels_next {
+            return;
+        }
+        let mut next = c.cancel_next;
+        for seat in c.removed_tonight.iter() {
+            if c.kill == Some(seat) && r.removed_then_shot_is_kill {
+                continue;
+            }
+            next = if r.cancellations_accumulate {
+                next.saturating_add(1)
+            } else {
+                next.max(1)
+            };
+        }
+        if next != c.cancel_next {
+            self.emit(Event::VotesCancelled {
+                today: c.vote_cancelled,
+                next_days: next,
+            });
+        }
+    }
+
     fn start_day(&mut self) {
+        self.settle_night_removals();
         let c = *self.c();
         let day = c.day + 1;
         let quiet = self.streak(true);
@@ -1145,8 +1167,10 @@ impl<'a> Tx<'a> {
             }
             return self.start_round(cands, c.round + 1);
         };
-        // The Beauty's pick stays silent: his tie turn has no time.
-        let silent = c.silenced == Some((seat, c.day));
+        // The Beauty's pick stays silent, and so may a muted player.
+        let muted = c.seats[seat.index()].mute.is_some_and(|m| m.day == c.day)
+            && !self.p.fouls.tie_speech_when_muted;
+        let silent = c.silenced == Some((seat, c.day)) || muted;
         self.emit(Event::StepStarted {
             step: Step::Speech {
                 seat,
@@ -1272,7 +1296,11 @@ impl<'a> Tx<'a> {
             NightAction::Shooting => return self.shooters().first(),
         };
         let seat = c.seat_of(role)?;
-        let killed_tonight = c.kill == Some(seat) && self.p.killed_player_checks;
+        let killed_tonight = c.kill == Some(seat)
+            && c.seats[seat.index()]
+                .out
+                .is_some_and(|d| d.cause == Cause::Shot)
+            && self.p.killed_player_checks;
         ((c.alive(seat) || killed_tonight) && c.picked != Some(seat)).then_some(seat)
     }
 
@@ -1319,9 +1347,12 @@ impl<'a> Tx<'a> {
                 _ => {}
             }
         }
-        let killed = target.filter(|t| agreed && c.alive(*t) && c.picked != Some(*t));
+        let removed_and_shot =
+            |t: &Seat| self.p.removal.removed_then_shot_is_kill && c.removed_tonight.contains(*t);
+        let killed = target
+            .filter(|t| agreed && (c.alive(*t) || removed_and_shot(t)) && c.picked != Some(*t));
         self.emit(Event::NightResult { killed });
-        if let Some(t) = killed {
+        if let Some(t) = killed.filter(|t| c.alive(*t)) {
             self.emit(Event::Left {
                 seat: t,
                 cause: Cause::Shot,

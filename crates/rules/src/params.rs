@@ -175,6 +175,9 @@ pub struct FoulPolicy {
     pub technical_remove_at: Option<u8>,
     /// Small and big penalty points can be given during the game (rfm §5.10–5.11).
     pub penalties: bool,
+    /// A muted player still has his tie speech (classic §6.5, minsk2017 §7.6);
+    /// `false`: he is silent in it too (rfm, ua).
+    pub tie_speech_when_muted: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,6 +239,11 @@ pub struct RemovalPolicy {
     pub second_removal_cancels_next: bool,
     /// Cancellations add up: two removals after the result cancel two days (ua §4.22).
     pub cancellations_accumulate: bool,
+    /// A player removed at night whom the black team then shoots all
+    /// together counts as killed too: "removed and killed", and his removal
+    /// does not cancel the next vote (rfm §5.17, classic §6.1, minsk2017 §7.2).
+    /// `false`: the shot is a miss and the cancellation stands (ua §5.6).
+    pub removed_then_shot_is_kill: bool,
 }
 
 /// When the first player killed names three seats.
@@ -353,8 +361,8 @@ impl Params {
                 p.lift.bans = vec![ban(5, 10, None), ban(4, 8, None), ban(3, 6, None)];
                 p.lift.no_lift_at = Some(3);
                 p.removal.after_result_cancels_next = false;
+                p.fouls.tie_speech_when_muted = false;
                 p.removal.at_night_cancels_next = false;
-                p.draw.removal_breaks_streak = false;
             }
             RuleSetId::Minsk2017 => {
                 p.night0 = vec![
@@ -386,6 +394,8 @@ impl Params {
                 p.removal.at_night_cancels_next = true;
                 p.removal.second_removal_cancels_next = true;
                 p.removal.cancellations_accumulate = true;
+                p.removal.removed_then_shot_is_kill = false;
+                p.fouls.tie_speech_when_muted = false;
                 p.best_move.denial = BestMoveDenial::VotesAndRemovalsBeforeKill;
             }
             RuleSetId::Club => {
@@ -411,13 +421,13 @@ impl Params {
                 p.fouls.during_speech = FoulDuringSpeech::EndsThisSpeech;
                 p.fouls.critical_secs = None;
                 p.vote_call = true;
-                p.lift.enabled = false;
                 p.removal = RemovalPolicy {
-                    before_result_cancels_vote: true,
+                    before_result_cancels_vote: false,
                     after_result_cancels_next: false,
                     at_night_cancels_next: false,
                     second_removal_cancels_next: false,
                     cancellations_accumulate: false,
+                    removed_then_shot_is_kill: true,
                 };
                 p.best_move.at = BestMoveAt::Never;
                 p.draw = DrawPolicy {
@@ -475,6 +485,7 @@ impl Params {
                 critical_secs: Some(30),
                 technical_remove_at: None,
                 penalties: false,
+                tie_speech_when_muted: true,
             },
             nominations: NominationPolicy {
                 withdrawal: false,
@@ -497,6 +508,7 @@ impl Params {
                 at_night_cancels_next: true,
                 second_removal_cancels_next: false,
                 cancellations_accumulate: false,
+                removed_then_shot_is_kill: true,
             },
             best_move: BestMovePolicy {
                 at: BestMoveAt::Night,

@@ -95,6 +95,8 @@ pub struct Core {
     pub silenced: Option<(Seat, u8)>,
     /// Tonight's kill.
     pub kill: Option<Seat>,
+    /// Players removed tonight; their vote cancellations are settled in the morning.
+    pub removed_tonight: SeatSet,
     pub first_killed: Option<Seat>,
     pub best_move: Option<BestMove>,
     pub best_move_night: bool,
@@ -138,6 +140,7 @@ impl Core {
             picked: None,
             silenced: None,
             kill: None,
+            removed_tonight: SeatSet::EMPTY,
             first_killed: None,
             best_move: None,
             best_move_night: false,
@@ -244,6 +247,7 @@ impl Core {
             Event::NightStarted { night, quiet } => {
                 self.night = night;
                 self.kill = None;
+                self.removed_tonight = SeatSet::EMPTY;
                 self.picked = None;
                 self.shot = SeatSet::EMPTY;
                 self.shot_target = [None; SEATS];
@@ -285,6 +289,9 @@ impl Core {
                     self.departed = true;
                 }
                 self.nights_without_kill = 0;
+                if cause.is_removal() && self.is_night() {
+                    self.removed_tonight.insert(seat);
+                }
                 match cause {
                     Cause::Vote | Cause::Lift => {
                         self.vote_done = true;
@@ -331,6 +338,9 @@ impl Core {
                 self.shot_target[by.index()] = target;
             }
             Event::NightResult { killed } => {
+                // A removed player shot too ("removed and killed") is news
+                // of the morning, though he left by removal.
+                self.kill = killed;
                 if self.night == 1 {
                     self.first_killed = killed;
                 }

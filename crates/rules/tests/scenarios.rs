@@ -1118,3 +1118,60 @@ fn bad_commands_name_the_rule_and_change_nothing() {
         Code::NotAShooter
     );
 }
+
+#[test]
+fn removed_then_shot_is_removed_and_killed_in_classic_6_1_but_a_miss_in_ua_5_6() {
+    for (id, killed, vote_held) in [
+        (Classic, true, true),
+        (Minsk2017, true, true),
+        (Ua, false, false),
+    ] {
+        let mut t = table(id);
+        t.play_night0();
+        t.speeches(&[]);
+        t.ok(Command::Disqualify { seat: s(3) });
+        t.night(Some(3));
+        let announced =
+            t.saw(|e| matches!(e, Event::DayStarted { killed: Some(k), .. } if *k == s(3)));
+        assert_eq!(announced, killed, "{id}");
+        assert!(
+            !matches!(t.prompt(), Expect::LastWords { .. }),
+            "{id}: a removed player has no last words"
+        );
+        t.speeches(&[(2, 9)]);
+        assert_eq!(!t.alive(9), vote_held, "{id}");
+    }
+}
+
+#[test]
+fn rfm_and_ua_a_muted_player_is_silent_in_a_tie_speech_classic_6_5_lets_him_speak() {
+    for (id, secs) in [
+        (Rfm, None),
+        (Ua, None),
+        (Classic, Some(30)),
+        (Minsk2017, Some(30)),
+    ] {
+        let mut t = table(id);
+        t.play_night0();
+        for _ in 0..3 {
+            t.ok(Command::Foul { seat: s(8) });
+        }
+        // 8's third foul came before his speech: today's speech is the muted one.
+        t.speeches(&[(1, 8), (2, 9)]);
+        t.vote(8, &[1, 2, 3, 4, 5]);
+        assert!(
+            matches!(t.prompt(), Expect::Speech { seat, tie: true, .. } if seat == s(8)),
+            "{id}"
+        );
+        assert_eq!(t.secs(), secs, "{id}");
+    }
+}
+
+#[test]
+fn club_a_removal_does_not_cancel_the_vote() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.speeches(&[]);
+    assert!(matches!(t.prompt(), Expect::VoteCall { .. }));
+}
