@@ -327,26 +327,6 @@ fn minsk2017_6_4_a_third_foul_shortens_the_next_speech_to_30_seconds() {
 }
 
 #[test]
-fn classic_6_6_a_muted_player_speaks_30_seconds_when_four_remain() {
-    let mut t = table(Classic);
-    t.play_night0();
-    for victim in [1, 2, 3] {
-        t.speeches(&[]);
-        t.night(Some(victim));
-        t.words();
-    }
-    // 7 left: remove three more by disqualification keeps black < red? Use votes instead.
-    t.speeches(&[(4, 5)]);
-    t.words();
-    t.night(Some(6));
-    t.words();
-    // 4 left: 7 (Sheriff), 8, 9, 10 would be black parity; so check via params instead.
-    assert!(t.outcome().is_some());
-    assert_eq!(Params::preset(Classic).fouls.critical_secs, Some(30));
-    assert_eq!(Params::preset(Classic).fouls.critical_players, 4);
-}
-
-#[test]
 fn club_a_third_foul_during_his_speech_ends_it_at_once() {
     let mut t = table(Club);
     t.play_night0();
@@ -517,36 +497,6 @@ fn rfm_4_4_18_never_a_lift_of_five_at_ten() {
         }
     )));
     assert!(matches!(t.prompt(), Expect::Shots { .. }));
-}
-
-#[test]
-fn ua_4_23_on_day_one_at_most_two_are_lifted() {
-    let mut t = table(Ua);
-    t.play_night0();
-    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
-    t.vote(1, &[1, 2, 3]);
-    t.vote(2, &[4, 5, 6]);
-    // 3 / 3 / 4 → seat 3 leaves; use an even split instead.
-    assert!(!t.alive(3));
-    let mut t = table(Ua);
-    t.play_night0();
-    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
-    t.vote(1, &[1, 2, 3]);
-    t.vote(2, &[4, 5, 6]);
-    let _ = t;
-    // An exact three-way tie needs 9 voters: remove one first.
-    let mut t = table(Ua);
-    t.play_night0();
-    t.ok(Command::Disqualify { seat: s(4) });
-    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
-    // The removal cancelled today's vote (ua §4.20); check the lift rule directly.
-    assert!(t.saw(|e| matches!(
-        e,
-        Event::VoteSkipped {
-            reason: NoVote::Cancelled
-        }
-    )));
-    assert_eq!(Params::preset(Ua).lift.day1_max, Some(2));
 }
 
 #[test]
@@ -735,23 +685,6 @@ fn club_a_vote_is_held_only_when_half_want_it_and_is_a_roll_call() {
 
 // ---- removal against the vote ----------------------------------------
 
-fn removed_before_result(id: RuleSetId) -> Table {
-    let mut t = table(id);
-    t.play_night0();
-    t.speeches_until(5);
-    t.ok(Command::Nominate {
-        by: s(5),
-        target: s(8),
-    });
-    t.ok(Command::Disqualify { seat: s(2) });
-    t.ok(Command::Nominate {
-        by: s(5),
-        target: s(9),
-    })
-    .clone_from(&vec![]);
-    t
-}
-
 #[test]
 fn a_removal_before_the_result_cancels_the_days_vote_rfm_4_4_16_classic_6_1_minsk_7_1_ua_4_20() {
     for id in [Rfm, Classic, Minsk2017, Ua] {
@@ -767,7 +700,6 @@ fn a_removal_before_the_result_cancels_the_days_vote_rfm_4_4_16_classic_6_1_mins
         assert!(matches!(t.prompt(), Expect::Shots { .. }), "{id}");
         assert!(t.alive(8) && t.alive(9));
     }
-    let _ = removed_before_result;
 }
 
 #[test]
@@ -1174,4 +1106,143 @@ fn club_a_removal_does_not_cancel_the_vote() {
     t.ok(Command::Disqualify { seat: s(3) });
     t.speeches(&[]);
     assert!(matches!(t.prompt(), Expect::VoteCall { .. }));
+}
+
+#[test]
+fn ua_3_12_a_third_foul_before_his_speech_costs_this_round_during_it_the_next() {
+    let mut t = table(Ua);
+    t.play_night0();
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(2) });
+    }
+    t.speeches_until(2);
+    assert!(matches!(
+        t.prompt(),
+        Expect::Speech {
+            nominations_only: true,
+            ..
+        }
+    ));
+    t.ok(Command::StartSpeech { seat: s(2) });
+    t.ok(Command::EndSpeech {
+        seat: s(2),
+        timeout: false,
+    });
+    // Seat 3: third foul during his own speech → his next round is lost.
+    t.ok(Command::Foul { seat: s(3) });
+    t.ok(Command::Foul { seat: s(3) });
+    t.ok(Command::StartSpeech { seat: s(3) });
+    t.ok(Command::Foul { seat: s(3) });
+    assert!(
+        matches!(t.prompt(), Expect::Speech { seat, nominations_only: false, .. } if seat == s(3))
+    );
+    t.speeches(&[]);
+    t.night(None);
+    t.speeches_until(3);
+    assert!(
+        matches!(t.prompt(), Expect::Speech { seat, nominations_only: true, .. } if seat == s(3))
+    );
+}
+
+#[test]
+fn classic_6_6_a_muted_player_speaks_30_seconds_at_four_players() {
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.words();
+    t.night(Some(1));
+    t.words();
+    t.speeches(&[(2, 9), (3, 4)]);
+    t.vote(9, &[2, 3, 4, 5, 6, 7]);
+    t.words();
+    t.night(Some(2));
+    t.words();
+    t.speeches(&[(3, 3), (4, 10)]);
+    t.vote(3, &[3, 4, 5, 6, 7]);
+    t.words();
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(5) });
+    }
+    t.night(Some(4));
+    t.words();
+    // 5, 6, 7 (red) and 10 (black): four players, seat 5 is muted.
+    assert_eq!(t.g.core().living().len(), 4);
+    t.speeches_until(5);
+    assert!(matches!(
+        t.prompt(),
+        Expect::Speech {
+            nominations_only: false,
+            ..
+        }
+    ));
+    assert_eq!(t.secs(), Some(30));
+}
+
+#[test]
+fn rfm_4_4_13_4_at_three_players_there_is_no_lift() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    for seat in [8, 9, 1, 2, 3, 4, 5] {
+        t.ok(Command::Disqualify { seat: s(seat) });
+    }
+    assert!(t.outcome().is_none());
+    t.speeches(&[]);
+    t.night(None);
+    t.speeches(&[(6, 6), (7, 7), (10, 10)]);
+    t.vote(6, &[6]);
+    t.vote(7, &[7]);
+    t.tie_speeches();
+    t.vote(6, &[6]);
+    t.vote(7, &[7]);
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::LiftDenied {
+            reason: LiftDenial::TooFewPlayers,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn ua_4_23_on_day_one_a_tie_of_three_is_not_lifted() {
+    let rules = RuleSet::with_overrides(
+        Ua,
+        &serde_json::json!({"removal": {"at_night_cancels_next": false}}),
+    )
+    .unwrap();
+    let mut t = table_with(rules, "KKKKKKSMMD");
+    t.ok(Command::Disqualify { seat: s(4) });
+    t.play_night0();
+    t.speeches(&[(1, 1), (2, 2), (3, 3)]);
+    t.vote(1, &[1, 5, 6]);
+    t.vote(2, &[2, 7, 8]);
+    t.tie_speeches();
+    t.vote(1, &[1, 5, 6]);
+    t.vote(2, &[2, 7, 8]);
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::LiftDenied {
+            reason: LiftDenial::Day1Limit,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn minsk2017_7_3_a_removal_during_a_tie_ends_the_voting() {
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.tie_speeches();
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VoteSkipped {
+            reason: NoVote::Cancelled
+        }
+    )));
+    assert!(t.alive(8) && t.alive(9));
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
 }
