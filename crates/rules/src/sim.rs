@@ -259,3 +259,67 @@ pub fn simulate<R: Rng>(rules: RuleSetId, rng: &mut R, start_at: i64) -> Simulat
         game,
     }
 }
+
+/// Any command at all, legal or not, from three bytes: for fuzzing and
+/// property tests that throw garbage at the engine.
+pub fn command_from_bytes(op: u8, a: u8, b: u8) -> Command {
+    let seat = |x: u8| Seat::from_index((x % 10) as usize);
+    let set: SeatSet = (0..10u8)
+        .filter(|i| b & (1 << (i % 8)) != 0)
+        .map(seat)
+        .collect();
+    match op % 21 {
+        0 => Command::NextStep,
+        1 => Command::StartSpeech { seat: seat(a) },
+        2 => Command::EndSpeech {
+            seat: seat(a),
+            timeout: b & 1 == 1,
+        },
+        3 => Command::Nominate {
+            by: seat(a),
+            target: seat(b),
+        },
+        4 => Command::Withdraw { by: seat(a) },
+        5 => Command::Foul { seat: seat(a) },
+        6 => Command::TechnicalFoul { seat: seat(a) },
+        7 => Command::Disqualify { seat: seat(a) },
+        8 => Command::OppositeTeamVictory { seat: seat(a) },
+        9 => Command::VoteCall { yes: set },
+        10 => Command::Vote {
+            nominee: seat(a),
+            hands: set,
+        },
+        11 => Command::Ballot {
+            voter: seat(a),
+            target: (b < 200).then(|| seat(b)),
+        },
+        12 => Command::Lift { hands: set },
+        13 => Command::EndLastWords { seat: seat(a) },
+        14 => Command::Shot {
+            by: seat(a),
+            target: (b < 230).then(|| seat(b)),
+        },
+        15 => Command::DonCheck {
+            target: Some(seat(a)),
+        },
+        16 => Command::SheriffCheck {
+            target: Some(seat(a)),
+        },
+        17 => Command::BeautyPick {
+            target: Some(seat(a)),
+        },
+        18 => Command::BestMove {
+            seat: seat(a),
+            named: [seat(b), seat(b / 3), seat(b / 7)].into_iter().collect(),
+        },
+        19 => Command::Penalty {
+            seat: seat(a),
+            kind: if b & 1 == 0 {
+                PenaltyKind::Small
+            } else {
+                PenaltyKind::Big
+            },
+        },
+        _ => Command::Undo,
+    }
+}

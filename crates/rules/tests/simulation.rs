@@ -1,7 +1,7 @@
 //! Random legal games of every rule set, checked for the engine's invariants.
 
-use mafia_rules::sim::simulate;
-use mafia_rules::{Audience, Command, Event, Game, RuleSetId, Step};
+use mafia_rules::sim::{command_from_bytes, default_players, simulate};
+use mafia_rules::{Audience, Command, Deal, Event, Game, RuleSet, RuleSetId, Setup, Step};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -81,6 +81,28 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_commands_never_panic_and_refusals_change_nothing(
+        rules in rules(),
+        seed in any::<u64>(),
+        bytes in prop::collection::vec(any::<(u8, u8, u8)>(), 0..400),
+    ) {
+        let setup = Setup::new(RuleSet::preset(rules), default_players(), Deal::Seed(seed)).unwrap();
+        let (mut game, mut events) = Game::new(setup.clone(), 0);
+        for (i, (op, a, b)) in bytes.into_iter().enumerate() {
+            let before = game.clone();
+            match game.apply(&command_from_bytes(op, a, b), i as i64) {
+                Ok(evs) => events.extend(evs),
+                Err(_) => prop_assert_eq!(&game, &before),
+            }
+        }
+        prop_assert_eq!(Game::replay(setup, &events).unwrap(), game);
     }
 }
 
