@@ -93,6 +93,8 @@ pub struct Violation {
     pub code: Code,
     /// The source file and clause, e.g. "000 §4.4.2".
     pub clause: String,
+    /// The rulebook's file in `shared/rules/sources/`.
+    pub source: String,
     pub message: String,
     pub message_ru: String,
 }
@@ -107,6 +109,7 @@ impl Violation {
         Violation {
             code,
             clause: code.clause(rules).to_string(),
+            source: rules.source_file().to_string(),
             message: message.into(),
             message_ru: message_ru.into(),
         }
