@@ -64,17 +64,65 @@ pub enum HeaderError {
 }
 
 impl Header {
-    /// A stable id for the game: `tournament/round/table/game`.
+    /// The header of `setup`'s game, with the given place in a tournament;
+    /// stage and judge are left empty.
+    pub fn for_setup(
+        setup: &Setup,
+        tournament: impl Into<String>,
+        round: u32,
+        table: u32,
+        game: u32,
+    ) -> Header {
+        Header {
+            format: FORMAT.to_string(),
+            rules: RulesRef {
+                id: setup.rules.id,
+                overrides: setup.rules.overrides(),
+            },
+            tournament: tournament.into(),
+            stage: String::new(),
+            round,
+            table,
+            game,
+            judge: String::new(),
+            seats: setup
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| SeatEntry {
+                    seat: Seat::from_index(i),
+                    player_id: p.player_id.clone(),
+                    nickname: p.nickname.clone(),
+                })
+                .collect(),
+            deal: setup.deal.clone(),
+        }
+    }
+
+    /// A stable id for the game, `<tournament>.r<round>.t<table>.g<game>`,
+    /// made only of `[A-Za-z0-9_.-]` so it is safe in storage keys and URLs:
+    /// other characters of the tournament name become `-`.
     pub fn game_id(&self) -> String {
-        format!(
-            "{}/r{}/t{}/g{}",
-            self.tournament, self.round, self.table, self.game
-        )
+        let slug: String = self
+            .tournament
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        format!("{slug}.r{}.t{}.g{}", self.round, self.table, self.game)
     }
 
     /// The rule set, with overrides applied.
     pub fn rule_set(&self) -> Result<RuleSet, HeaderError> {
-        Ok(RuleSet::with_overrides(self.rules.id, &self.rules.overrides)?)
+        Ok(RuleSet::with_overrides(
+            self.rules.id,
+            &self.rules.overrides,
+        )?)
     }
 
     /// The validated engine setup this header describes.

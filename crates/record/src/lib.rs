@@ -3,6 +3,15 @@
 
 pub mod header;
 pub mod logged;
+pub mod protocol;
+pub mod record;
+pub mod report;
 
 pub use header::{Header, HeaderError, RulesRef, SeatEntry, FORMAT};
 pub use logged::LoggedEvent;
+pub use protocol::Protocol;
+pub use record::{
+    parse, replay, write, CommandLine, LineViolation, Record, RecordError, RecordErrorKind,
+    ReplayOutcome,
+};
+pub use report::{Problem, ReplayReport};

@@ -31,6 +31,8 @@ pub struct Game {
 pub enum ReplayError {
     #[error("event {got} out of sequence, expected {expected}")]
     Sequence { expected: u32, got: u32 },
+    #[error("event {seq} does not fit the game: {why}")]
+    Inconsistent { seq: u32, why: &'static str },
 }
 
 impl Game {
@@ -83,6 +85,14 @@ impl Game {
                 got: env.seq,
             });
         }
+        if let Event::Undone { cmd } = env.event {
+            if self.checkpoint.is_none() || !self.phase_events.iter().any(|e| e.cmd == cmd) {
+                return Err(ReplayError::Inconsistent {
+                    seq: env.seq,
+                    why: "undo of a command that is not undoable",
+                });
+            }
+        }
         let setup = self.setup.clone();
         self.fold_unchecked(env, &setup.rules.params);
         Ok(())
@@ -92,7 +102,8 @@ impl Game {
         self.seq = env.seq;
         self.cmds = self.cmds.max(env.cmd);
         if let Event::Undone { cmd } = env.event {
-            let cp = self.checkpoint.expect("undo needs a checkpoint");
+            // Checked by `fold` for stored events; `apply` only emits undoable ones.
+            let Some(cp) = self.checkpoint else { return };
             let keep = self
                 .phase_events
                 .iter()
@@ -743,7 +754,9 @@ impl<'a> Tx<'a> {
 
     fn auto_last_votes(&mut self) {
         let c = *self.c();
-        let last = c.candidates.last().expect("voting has a nominee");
+        let Some(last) = c.candidates.last() else {
+            return self.start_night();
+        };
         self.emit(Event::VotesCast {
             nominee: last,
             hands: c.living().difference(c.voted),
@@ -757,7 +770,9 @@ impl<'a> Tx<'a> {
         let Step::RollCall { first, .. } = c.step else {
             return Err(self.wrong_phase("a roll-call vote", "поимённое голосование"));
         };
-        let expected = self.next_voter(first).expect("a roll call has a voter");
+        let Some(expected) = self.next_voter(first) else {
+            return Err(self.wrong_phase("a roll-call vote", "поимённое голосование"));
+        };
         if voter != expected {
             return Err(self.not_your_turn(expected, voter));
         }
@@ -1022,7 +1037,7 @@ impl<'a> Tx<'a> {
     fn next_turn(&mut self) {
         loop {
             let c = *self.c();
-            let opener = c.opener.expect("a day has an opener");
+            let opener = c.opener.unwrap_or(Seat::from_index(0));
             let next = (0..10)
                 .scan(opener, |s, _| {
                     let cur = *s;

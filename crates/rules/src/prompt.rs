@@ -86,9 +86,14 @@ impl Prompt {
 impl Game {
     /// What the judge must do next, with the rule set's time limit.
     pub fn expected(&self) -> Prompt {
+        self.prompt().unwrap_or(Prompt::new(Expect::GameOver, 0))
+    }
+
+    /// `None` only for a state no legal history reaches (a forged log).
+    fn prompt(&self) -> Option<Prompt> {
         let c = self.core();
         let p = self.params();
-        match c.step {
+        Some(match c.step {
             Step::Night0 { step, secs, .. } => Prompt::new(Expect::Night0 { step }, secs),
             Step::Speech {
                 seat,
@@ -109,10 +114,7 @@ impl Game {
             Step::VoteCall => Prompt::new(Expect::VoteCall { voters: c.living() }, 0),
             Step::Voting { round } => Prompt::new(
                 Expect::Vote {
-                    nominee: c
-                        .candidates
-                        .get(c.vote_pos as usize)
-                        .expect("voting has a nominee"),
+                    nominee: c.candidates.get(c.vote_pos as usize)?,
                     round,
                     not_yet_voted: c.living().difference(c.voted),
                 },
@@ -148,10 +150,10 @@ impl Game {
                 testament,
             } => Prompt::new(Expect::LastWords { seat, testament }, secs),
             Step::Night { action, secs } => {
-                let role_seat = |r| c.seat_of(r).expect("the actor exists");
+                let role_seat = |r| c.seat_of(r);
                 let expect = match action {
                     NightAction::BeautyPick => Expect::BeautyPick {
-                        beauty: role_seat(crate::Role::Beauty),
+                        beauty: role_seat(crate::Role::Beauty)?,
                     },
                     NightAction::Shooting => Expect::Shots {
                         pending: Seat::all()
@@ -164,16 +166,16 @@ impl Game {
                             .collect(),
                     },
                     NightAction::DonCheck => Expect::DonCheck {
-                        don: role_seat(crate::Role::Don),
+                        don: role_seat(crate::Role::Don)?,
                     },
                     NightAction::SheriffCheck => Expect::SheriffCheck {
-                        sheriff: role_seat(crate::Role::Sheriff),
+                        sheriff: role_seat(crate::Role::Sheriff)?,
                     },
                 };
                 Prompt::new(expect, secs)
             }
             Step::BestMove { seat, secs } => Prompt::new(Expect::BestMove { seat }, secs),
             Step::Ended => Prompt::new(Expect::GameOver, 0),
-        }
+        })
     }
 }
