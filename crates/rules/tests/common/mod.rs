@@ -21,6 +21,55 @@ pub struct Table {
     pub g: Game,
     pub at: i64,
     pub events: Vec<Envelope>,
+    /// The accepted commands, saved as a record file when the test ends.
+    pub record: mafia_record::Record,
+}
+
+/// Where scenario records live; one file per table a test plays.
+fn scenario_path(test: &str, index: usize) -> std::path::PathBuf {
+    let name = test.rsplit("::").next().unwrap_or(test);
+    let file = if index == 0 {
+        format!("{name}.jsonl")
+    } else {
+        format!("{name}-{index}.jsonl")
+    };
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/records/scenarios")
+        .join(file)
+}
+
+thread_local! {
+    static TABLES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Each scenario is also a stored record (`tests/records/scenarios/`), which
+/// `mafia replay` must summarise as its `.expected.json` says. Set
+/// `MAFIA_WRITE_SCENARIOS=1` to rewrite them; otherwise they must match.
+impl Drop for Table {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let Some(test) = std::thread::current().name().map(str::to_string) else {
+            return;
+        };
+        let index = TABLES.with(|n| {
+            let i = n.get();
+            n.set(i + 1);
+            i
+        });
+        let path = scenario_path(&test, index);
+        let text = self.record.to_jsonl();
+        if std::env::var_os("MAFIA_WRITE_SCENARIOS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+        } else {
+            let stored = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                panic!("{}: {e}; run with MAFIA_WRITE_SCENARIOS=1", path.display())
+            });
+            assert_eq!(stored, text, "{} is stale", path.display());
+        }
+    }
 }
 
 /// Roles by letter, seat 1 first: K civilian, S Sheriff, B Beauty, M mafia, D Don.
@@ -49,8 +98,15 @@ pub fn table(rules: RuleSetId) -> Table {
 
 pub fn table_with(rules: RuleSet, spec: &str) -> Table {
     let setup = Setup::new(rules, default_players(), Deal::Cards(roles(spec))).unwrap();
+    let header = mafia_record::Header::for_setup(&setup, "scenarios", 1, 1, 1);
+    let record = mafia_record::Record::new(header).unwrap();
     let (g, events) = Game::new(setup, 0);
-    Table { g, at: 0, events }
+    Table {
+        g,
+        at: 0,
+        events,
+        record,
+    }
 }
 
 impl Table {
@@ -61,6 +117,7 @@ impl Table {
             .apply(&cmd, self.at)
             .unwrap_or_else(|v| panic!("{cmd:?} refused: {v} at {:?}", self.g.step()));
         self.events.extend(evs.iter().copied());
+        self.record.push(self.at, cmd);
         evs.into_iter().map(|e| e.event).collect()
     }
 
