@@ -657,7 +657,7 @@ impl<'a> Tx<'a> {
         if before.is_night() || before.day == 0 {
             // Settled in the morning: a shot may yet make it "removed and killed".
         } else if !before.vote_done {
-            if r.before_result_cancels_vote {
+            if r.before_result_cancels_vote && !self.closing_nominee_stands(&before) {
                 if !today {
                     self.emit(Event::VotesCancelled {
                         today: true,
@@ -708,6 +708,26 @@ impl<'a> Tx<'a> {
             }
             _ => {}
         }
+    }
+
+    /// rfm §4.4.16 exc. 2: the round's closing speaker named the day's only
+    /// nominee, nobody having been nominated before him.
+    fn closing_nominee_stands(&self, c: &Core) -> bool {
+        if !self.p.removal.closing_sole_nominee_stands || c.day < 2 || c.nominees.len() != 1 {
+            return false;
+        }
+        let Some(opener) = c.opener else {
+            return false;
+        };
+        let closer = (0..10)
+            .scan(opener, |s, _| {
+                let cur = *s;
+                *s = s.next();
+                Some(cur)
+            })
+            .filter(|s| c.alive(*s))
+            .last();
+        closer.is_some_and(|s| c.nomination_of[s.index()] == c.nominees.get(0))
     }
 
     fn vote(&mut self, nominee: Seat, hands: SeatSet) -> Check {

@@ -244,6 +244,10 @@ pub struct RemovalPolicy {
     /// does not cancel the next vote (rfm §5.17, classic §6.1, minsk2017 §7.2).
     /// `false`: the shot is a miss and the cancellation stands (ua §5.6).
     pub removed_then_shot_is_kill: bool,
+    /// From day 2, a sole nominee named by the speaker who closes the round
+    /// when nobody was nominated before him stands: later removals do not
+    /// cancel that vote (rfm §4.4.16, exception 2).
+    pub closing_sole_nominee_stands: bool,
 }
 
 /// When the first player killed names three seats.
@@ -361,6 +365,7 @@ impl Params {
                 p.lift.bans = vec![ban(5, 10, None), ban(4, 8, None), ban(3, 6, None)];
                 p.lift.no_lift_at = Some(3);
                 p.removal.after_result_cancels_next = false;
+                p.removal.closing_sole_nominee_stands = true;
                 p.fouls.tie_speech_when_muted = false;
                 p.removal.at_night_cancels_next = false;
             }
@@ -428,6 +433,7 @@ impl Params {
                     second_removal_cancels_next: false,
                     cancellations_accumulate: false,
                     removed_then_shot_is_kill: true,
+                    closing_sole_nominee_stands: false,
                 };
                 p.best_move.at = BestMoveAt::Never;
                 p.draw = DrawPolicy {
@@ -509,6 +515,7 @@ impl Params {
                 second_removal_cancels_next: false,
                 cancellations_accumulate: false,
                 removed_then_shot_is_kill: true,
+                closing_sole_nominee_stands: false,
             },
             best_move: BestMovePolicy {
                 at: BestMoveAt::Night,

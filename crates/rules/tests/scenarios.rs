@@ -1263,3 +1263,24 @@ fn a_forged_undo_in_a_stored_log_is_an_error_not_a_panic() {
     let err = Game::replay(t.g.setup().clone(), &events).unwrap_err();
     assert!(matches!(err, ReplayError::Inconsistent { .. }));
 }
+
+#[test]
+fn rfm_4_4_16_exception_2_the_closing_speakers_sole_nominee_stands_despite_a_removal() {
+    for (id, stands) in [(Rfm, true), (Classic, false)] {
+        let mut t = table(id);
+        t.play_night0();
+        t.quiet_round();
+        // Day 2 opens with seat 2; seat 1 closes the round and names seat 8.
+        t.speeches_until(1);
+        t.ok(Command::Nominate {
+            by: s(1),
+            target: s(8),
+        });
+        t.ok(Command::Disqualify { seat: s(3) });
+        t.ok(Command::EndSpeech {
+            seat: s(1),
+            timeout: false,
+        });
+        assert_eq!(!t.alive(8), stands, "{id}");
+    }
+}
