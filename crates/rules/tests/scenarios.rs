@@ -502,10 +502,9 @@ fn rfm_4_4_18_never_a_lift_of_five_at_ten() {
     assert!(matches!(t.prompt(), Expect::Shots { .. }));
 }
 
-#[test]
-fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
-    // Day 2 with 9 players: a tie of all 9 nominees.
-    let mut t = table(Minsk2017);
+/// Day 2 at nine players: everyone nominated, one vote each, twice.
+fn nine_tied_twice(id: RuleSetId) -> Table {
+    let mut t = table(id);
     t.play_night0();
     t.speeches(&[]);
     t.night(Some(1));
@@ -528,6 +527,13 @@ fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
     for n in 2..=9u8 {
         t.vote(n, &[n]);
     }
+    t
+}
+
+#[test]
+fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
+    // Day 2 with 9 players: a tie of all 9 nominees.
+    let mut t = nine_tied_twice(Minsk2017);
     assert!(matches!(t.prompt(), Expect::Lift { .. }));
     t.ok(Command::Lift {
         hands: set(&[2, 3, 4, 5, 6, 7, 8, 9, 10]),
@@ -537,29 +543,7 @@ fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
         Some((None, EndReason::AllOut))
     );
 
-    let mut t = table(Ua);
-    t.play_night0();
-    t.speeches(&[]);
-    t.night(Some(1));
-    t.words();
-    t.speeches(&[
-        (2, 2),
-        (3, 3),
-        (4, 4),
-        (5, 5),
-        (6, 6),
-        (7, 7),
-        (8, 8),
-        (9, 9),
-        (10, 10),
-    ]);
-    for n in 2..=9u8 {
-        t.vote(n, &[n]);
-    }
-    t.tie_speeches();
-    for n in 2..=9u8 {
-        t.vote(n, &[n]);
-    }
+    let t = nine_tied_twice(Ua);
     assert!(t.saw(|e| matches!(
         e,
         Event::LiftDenied {
@@ -571,29 +555,7 @@ fn ua_4_26_never_more_than_half_and_minsk2017_7_9_all_lifted_is_a_draw() {
 
 #[test]
 fn classic_6_8_never_a_lift_of_every_player_at_the_table() {
-    let mut t = table(Classic);
-    t.play_night0();
-    t.speeches(&[]);
-    t.night(Some(1));
-    t.words();
-    t.speeches(&[
-        (2, 2),
-        (3, 3),
-        (4, 4),
-        (5, 5),
-        (6, 6),
-        (7, 7),
-        (8, 8),
-        (9, 9),
-        (10, 10),
-    ]);
-    for n in 2..=9u8 {
-        t.vote(n, &[n]);
-    }
-    t.tie_speeches();
-    for n in 2..=9u8 {
-        t.vote(n, &[n]);
-    }
+    let t = nine_tied_twice(Classic);
     assert!(t.saw(|e| matches!(
         e,
         Event::LiftDenied {
