@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build
+.PHONY: run test lint fmt bench build bench-referee bench-gateway
 
 build:
 	$(CARGO) build --release --workspace
@@ -10,7 +10,7 @@ run:
 	$(CARGO) run --release -p mafia-cli --bin mafia -- demo
 
 test:
-	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -21,3 +21,14 @@ fmt:
 
 bench:
 	$(CARGO) bench -p mafia-rules --bench engine
+
+# The referee under closed-loop load (Redis with AOF, then embedded): one
+# `name: value unit` line per figure. Needs redis-server on PATH or REDIS_URL.
+bench-referee:
+	$(CARGO) build --release -p mafia-referee --bins
+	./target/release/mafia-referee-bench
+
+# The gateway under fan-out load (10,000 raw-feed and 2,000 GraphQL
+# subscribers following 100 simulated tables on loopback).
+bench-gateway:
+	$(CARGO) run --release -p mafia-gateway --bin gateway-bench

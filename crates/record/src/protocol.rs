@@ -82,7 +82,7 @@ pub enum BestMoveRow {
 fn standing(events: &[Envelope]) -> Vec<&Envelope> {
     let mut out: Vec<&Envelope> = Vec::with_capacity(events.len());
     for e in events {
-        if let Event::Undone { cmd } = e.event {
+        if let Event::Undone { cmd, .. } = e.event {
             while out.last().is_some_and(|x| x.cmd >= cmd) {
                 out.pop();
             }

@@ -301,9 +301,11 @@ pub enum Event {
     RolesRevealed {
         roles: Roles,
     },
-    /// The accepted command number `cmd` was taken back.
+    /// The accepted command number `cmd` was taken back. `public`: whether
+    /// the public saw anything of it (undoing a shot is nobody's business).
     Undone {
         cmd: u32,
+        public: bool,
     },
 }
 
@@ -345,6 +347,7 @@ impl Event {
             // Hits reveal roles; the numbers themselves come with DayStarted
             // or, when made in last words, via the public form below.
             Event::BestMoveMade { .. } => false,
+            Event::Undone { public, .. } => *public,
             _ => true,
         }
     }

@@ -2,7 +2,9 @@
 //! violation and no change at all.
 
 use crate::command::Command;
-use crate::event::{Cause, EndReason, Envelope, Event, LiftDenial, NoVote, Outcome, Step};
+use crate::event::{
+    Audience, Cause, EndReason, Envelope, Event, LiftDenial, NoVote, Outcome, Step,
+};
 use crate::params::{BestMoveAt, BestMoveDenial, FoulDuringSpeech, NightAction, Params, ThirdFoul};
 use crate::role::{Role, Team};
 use crate::seat::{Seat, SeatList, SeatSet};
@@ -23,6 +25,9 @@ pub struct Game {
     /// The command that opened the current phase (not undoable).
     phase_cmd: u32,
     seq: u32,
+    /// Events the public has seen: its own sequence, so that gaps in `seq`
+    /// do not count hidden night events for it.
+    public_seq: u32,
     cmds: u32,
 }
 
@@ -46,6 +51,7 @@ impl Game {
             phase_events: Vec::new(),
             phase_cmd: 0,
             seq: 0,
+            public_seq: 0,
             cmds: 0,
         };
         let setup = game.setup.clone();
@@ -69,6 +75,7 @@ impl Game {
             phase_events: Vec::new(),
             phase_cmd: 0,
             seq: 0,
+            public_seq: 0,
             cmds: 0,
         };
         for env in events {
@@ -85,7 +92,7 @@ impl Game {
                 got: env.seq,
             });
         }
-        if let Event::Undone { cmd } = env.event {
+        if let Event::Undone { cmd, .. } = env.event {
             if self.checkpoint.is_none() || !self.phase_events.iter().any(|e| e.cmd == cmd) {
                 return Err(ReplayError::Inconsistent {
                     seq: env.seq,
@@ -101,7 +108,10 @@ impl Game {
     fn fold_unchecked(&mut self, env: &Envelope, params: &Params) {
         self.seq = env.seq;
         self.cmds = self.cmds.max(env.cmd);
-        if let Event::Undone { cmd } = env.event {
+        if self.core.result.is_some() || env.event.for_audience(Audience::Public).is_some() {
+            self.public_seq += 1;
+        }
+        if let Event::Undone { cmd, .. } = env.event {
             // Checked by `fold` for stored events; `apply` only emits undoable ones.
             let Some(cp) = self.checkpoint else { return };
             let keep = self
@@ -162,8 +172,16 @@ impl Game {
             ));
         };
         let undone = last.cmd;
+        let public = self
+            .phase_events
+            .iter()
+            .filter(|e| e.cmd == undone)
+            .any(|e| e.event.for_audience(Audience::Public).is_some());
         let mut tx = Tx::new(self, setup, at);
-        tx.emit(Event::Undone { cmd: undone });
+        tx.emit(Event::Undone {
+            cmd: undone,
+            public,
+        });
         Ok(tx.out)
     }
 
@@ -187,8 +205,14 @@ impl Game {
     pub fn result(&self) -> Option<Outcome> {
         self.core.result
     }
+    /// The game has ended and nothing more is expected (final last words done).
     pub fn is_over(&self) -> bool {
-        self.core.step == Step::Ended
+        self.core.result.is_some() && self.core.step == Step::Ended
+    }
+
+    /// The number of events the public has seen (see `view`).
+    pub fn public_seq(&self) -> u32 {
+        self.public_seq
     }
     /// Number of events so far (the last event's seq).
     pub fn seq(&self) -> u32 {

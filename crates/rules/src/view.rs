@@ -41,7 +41,8 @@ pub struct BestMoveView {
 pub struct GameView {
     pub audience: Audience,
     pub rules: RuleSetId,
-    /// The last event's sequence number this view includes.
+    /// The last event this view includes: the game's `seq`, or for the
+    /// public its own count of public events (`Game::public_seq`).
     pub seq: u32,
     pub day: u8,
     pub night: u8,
@@ -66,7 +67,7 @@ impl Game {
     /// The game as `audience` may see it.
     pub fn view(&self, audience: Audience) -> GameView {
         let c = self.core();
-        let over = self.is_over() || c.result.is_some();
+        let over = c.result.is_some();
         let hide = audience == Audience::Public && !over;
         let night = c.is_night();
         let seats = Seat::all()
@@ -113,7 +114,11 @@ impl Game {
         GameView {
             audience,
             rules: self.setup().rules.id,
-            seq: self.seq(),
+            seq: if audience == Audience::Public {
+                self.public_seq()
+            } else {
+                self.seq()
+            },
             day: c.day,
             night: c.night,
             when: c.when(),

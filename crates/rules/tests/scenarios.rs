@@ -1220,7 +1220,10 @@ fn a_forged_undo_in_a_stored_log_is_an_error_not_a_panic() {
         seq: events.len() as u32 + 1,
         cmd: 1,
         at: 0,
-        event: Event::Undone { cmd: 1 },
+        event: Event::Undone {
+            cmd: 1,
+            public: true,
+        },
     });
     let err = Game::replay(t.g.setup().clone(), &events).unwrap_err();
     assert!(matches!(err, ReplayError::Inconsistent { .. }));

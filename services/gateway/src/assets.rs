@@ -1,0 +1,66 @@
+//! The screens, embedded in the binary so running needs no front-end
+//! toolchain. Each page follows the raw feed (FEED.md) from the browser.
+
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+
+use crate::server::AppState;
+
+/// Path, content type, content.
+pub const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("../assets/index.html"),
+    ),
+    (
+        "/hall",
+        "text/html; charset=utf-8",
+        include_str!("../assets/hall.html"),
+    ),
+    (
+        "/overlay",
+        "text/html; charset=utf-8",
+        include_str!("../assets/overlay.html"),
+    ),
+    (
+        "/spectator",
+        "text/html; charset=utf-8",
+        include_str!("../assets/spectator.html"),
+    ),
+    (
+        "/judge",
+        "text/html; charset=utf-8",
+        include_str!("../assets/judge.html"),
+    ),
+    (
+        "/assets/app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/app.js"),
+    ),
+    (
+        "/assets/style.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/style.css"),
+    ),
+];
+
+pub fn routes() -> Router<AppState> {
+    ASSETS.iter().fold(Router::new(), |r, &(path, ty, body)| {
+        r.route(
+            path,
+            get(move || async move {
+                (
+                    [
+                        (header::CONTENT_TYPE, ty),
+                        (header::CACHE_CONTROL, "no-cache"),
+                    ],
+                    body,
+                )
+                    .into_response()
+            }),
+        )
+    })
+}

@@ -1,0 +1,465 @@
+//! `gateway-bench`: the gateway under load on loopback. The parent process
+//! runs the event log, the hub and the server and plays simulated tables;
+//! a child process (this binary with `--client`) holds the subscribers, so
+//! each side has its own file descriptors and memory is measured for the
+//! server alone. Prints one `name: value unit` line per figure.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+use clap::Parser;
+use futures::{SinkExt, StreamExt};
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use mafia_rules::sim::simulate;
+use mafia_rules::RuleSetId;
+use rand::SeedableRng;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+#[derive(Parser, Debug, Clone)]
+struct Args {
+    /// Simulated tables.
+    #[arg(long, default_value_t = 100)]
+    tables: u32,
+    /// Raw WebSocket subscribers.
+    #[arg(long, default_value_t = 10_000)]
+    raw: u32,
+    /// GraphQL (graphql-transport-ws) subscribers.
+    #[arg(long, default_value_t = 2_000)]
+    graphql: u32,
+    /// Seconds of traffic per phase.
+    #[arg(long, default_value_t = 15)]
+    secs: u64,
+    /// Milliseconds between commands at each table.
+    #[arg(long, default_value_t = 1000)]
+    pace_ms: u64,
+    /// Internal: run as the subscriber process against this address.
+    #[arg(long, hide = true)]
+    client: Option<SocketAddr>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Latency histogram in 1 ms buckets, shared by every client task.
+struct Histogram {
+    buckets: Vec<AtomicU64>,
+}
+
+impl Histogram {
+    fn new() -> Self {
+        Histogram {
+            buckets: (0..10_001).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+    fn record(&self, ms: i64) {
+        let i = ms.clamp(0, 10_000) as usize;
+        self.buckets[i].fetch_add(1, Ordering::Relaxed);
+    }
+    fn take(&self) -> Vec<u64> {
+        self.buckets
+            .iter()
+            .map(|b| b.swap(0, Ordering::Relaxed))
+            .collect()
+    }
+}
+
+fn percentile(h: &[u64], p: f64) -> u64 {
+    let total: u64 = h.iter().sum();
+    if total == 0 {
+        return 0;
+    }
+    let want = ((total as f64) * p).ceil() as u64;
+    let mut seen = 0;
+    for (i, c) in h.iter().enumerate() {
+        seen += c;
+        if seen >= want {
+            return i as u64;
+        }
+    }
+    h.len() as u64
+}
+
+/// The `at` of a delta, found without parsing the whole message.
+fn delta_at(text: &str) -> Option<i64> {
+    if !text.contains(r#""delta""#) {
+        return None;
+    }
+    let i = text.find(r#""at":"#)? + 5;
+    let rest = &text[i..];
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
+}
+
+struct ClientStats {
+    raw: AtomicU64,
+    gql: AtomicU64,
+    connected: AtomicU64,
+    hist: Histogram,
+}
+
+async fn raw_client(
+    addr: SocketAddr,
+    table: String,
+    stats: Arc<ClientStats>,
+    stop: Arc<AtomicBool>,
+) {
+    let url = format!("ws://{addr}/ws/table/{table}");
+    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
+        return;
+    };
+    stats.connected.fetch_add(1, Ordering::Relaxed);
+    while let Some(Ok(m)) = ws.next().await {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Message::Text(t) = m {
+            if let Some(at) = delta_at(&t) {
+                stats.raw.fetch_add(1, Ordering::Relaxed);
+                stats.hist.record(now_ms() - at);
+            }
+        }
+    }
+}
+
+async fn gql_client(
+    addr: SocketAddr,
+    table: String,
+    stats: Arc<ClientStats>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut req = format!("ws://{addr}/graphql/ws")
+        .into_client_request()
+        .expect("valid url");
+    req.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().expect("valid header"),
+    );
+    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(req).await else {
+        return;
+    };
+    let init = r#"{"type":"connection_init"}"#;
+    let sub = serde_json::json!({"id": "1", "type": "subscribe", "payload": {
+        "query": "subscription($id: String!) { table(gameId: $id) { kind seq event { at } } }",
+        "variables": {"id": table}}});
+    if ws.send(Message::Text(init.into())).await.is_err()
+        || ws
+            .send(Message::Text(sub.to_string().into()))
+            .await
+            .is_err()
+    {
+        return;
+    }
+    stats.connected.fetch_add(1, Ordering::Relaxed);
+    while let Some(Ok(m)) = ws.next().await {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Message::Text(t) = m {
+            if let Some(at) = delta_at(&t) {
+                stats.gql.fetch_add(1, Ordering::Relaxed);
+                stats.hist.record(now_ms() - at);
+            }
+        }
+    }
+}
+
+/// A client that connects and never reads again.
+async fn stalled_client(addr: SocketAddr, table: String, hold: Arc<AtomicBool>) {
+    let url = format!("ws://{addr}/ws/table/{table}");
+    if let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await {
+        while !hold.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        drop(ws);
+    }
+}
+
+/// The subscriber process: connects, says `ready`, then answers each
+/// `report` line on stdin with `raw gql p50 p99` and each `stall` line by
+/// adding a client that never reads; ends on `quit`.
+async fn client_main(addr: SocketAddr, args: Args) -> anyhow::Result<()> {
+    let stats = Arc::new(ClientStats {
+        raw: AtomicU64::new(0),
+        gql: AtomicU64::new(0),
+        connected: AtomicU64::new(0),
+        hist: Histogram::new(),
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let tables: Vec<String> = (1..=args.tables).map(|t| format!("bench-t{t}")).collect();
+    let sem = Arc::new(tokio::sync::Semaphore::new(256));
+    for i in 0..(args.raw + args.graphql) {
+        let table = tables[i as usize % tables.len()].clone();
+        let (stats, stop, sem) = (stats.clone(), stop.clone(), sem.clone());
+        let permit = sem.acquire_owned().await?;
+        let raw = i < args.raw;
+        tokio::spawn(async move {
+            let connected = stats.connected.load(Ordering::Relaxed);
+            let fut = async {
+                if raw {
+                    raw_client(addr, table, stats.clone(), stop).await
+                } else {
+                    gql_client(addr, table, stats.clone(), stop).await
+                }
+            };
+            tokio::pin!(fut);
+            // Hold the permit only until this client is connected.
+            let mut permit = Some(permit);
+            loop {
+                tokio::select! {
+                    _ = &mut fut => break,
+                    _ = tokio::time::sleep(Duration::from_millis(5)), if permit.is_some() => {
+                        if stats.connected.load(Ordering::Relaxed) > connected {
+                            permit = None;
+                        }
+                    }
+                }
+            }
+        });
+    }
+    let total = (args.raw + args.graphql) as u64;
+    let started = Instant::now();
+    while stats.connected.load(Ordering::Relaxed) < total
+        && started.elapsed() < Duration::from_secs(120)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    println!("ready {}", stats.connected.load(Ordering::Relaxed));
+    let hold = Arc::new(AtomicBool::new(false));
+    let mut lines = BufReader::new(std::io::stdin()).lines();
+    loop {
+        let line = tokio::task::block_in_place(|| lines.next());
+        let Some(Ok(line)) = line else { break };
+        match line.trim() {
+            "report" => {
+                let h = stats.hist.take();
+                let raw = stats.raw.swap(0, Ordering::Relaxed);
+                let gql = stats.gql.swap(0, Ordering::Relaxed);
+                println!(
+                    "{raw} {gql} {} {}",
+                    percentile(&h, 0.5),
+                    percentile(&h, 0.99)
+                );
+            }
+            "stall" => {
+                tokio::spawn(stalled_client(addr, tables[0].clone(), hold.clone()));
+                println!("stalled");
+            }
+            _ => break,
+        }
+        std::io::stdout().flush()?;
+    }
+    hold.store(true, Ordering::Relaxed);
+    stop.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Plays one command per table every `pace`, with `at` stamped now, for `secs`.
+async fn play(
+    log: Arc<dyn EventLog>,
+    games: &mut [(String, Vec<mafia_rules::Envelope>, usize)],
+    secs: u64,
+    pace: Duration,
+) -> anyhow::Result<Vec<u64>> {
+    // How long each append took (ms): the latencies are counted from
+    // before the log's durable commit, so this is part of them.
+    let mut appends = Vec::new();
+    let end = Instant::now() + Duration::from_secs(secs);
+    let mut tick = tokio::time::interval(pace / games.len().max(1) as u32);
+    let mut next = 0;
+    while Instant::now() < end {
+        tick.tick().await;
+        let (id, events, done) = &mut games[next % games.len()];
+        next += 1;
+        if *done >= events.len() {
+            continue;
+        }
+        let cmd = events[*done].cmd;
+        let n = events[*done..].iter().take_while(|e| e.cmd == cmd).count();
+        let at = now_ms();
+        let batch: Vec<_> = events[*done..*done + n]
+            .iter()
+            .map(|e| mafia_rules::Envelope { at, ..*e })
+            .collect();
+        let t = Instant::now();
+        mafia_gateway::demo::append(log.as_ref(), id, &batch).await?;
+        appends.push(t.elapsed().as_millis() as u64);
+        *done += n;
+    }
+    Ok(appends)
+}
+
+fn ask(
+    child_in: &mut std::process::ChildStdin,
+    out: &mut impl BufRead,
+    what: &str,
+) -> anyhow::Result<String> {
+    writeln!(child_in, "{what}")?;
+    child_in.flush()?;
+    let mut line = String::new();
+    out.read_line(&mut line)?;
+    Ok(line.trim().to_owned())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if let Some(addr) = args.client {
+        return client_main(addr, args).await;
+    }
+    let dir = tempfile_dir()?;
+    let log: Arc<dyn EventLog> = Arc::new(EmbeddedLog::open(dir.join("bench.redb")).await?);
+    // Long games, so no table runs out during the run.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+    let mut games = Vec::new();
+    for t in 1..=args.tables {
+        let sim = loop {
+            let s = simulate(RuleSetId::Club, &mut rng, now_ms());
+            if s.events.len() > 300 {
+                break s;
+            }
+        };
+        let id = format!("bench-t{t}");
+        let h = serde_json::to_vec(&mafia_gateway::demo::header(&sim, "bench", 1, t))?;
+        log.create_game(&id, &h).await?;
+        // The deal and night 0, so every table has a state to show.
+        let first = sim.events.iter().take_while(|e| e.cmd == 0).count();
+        mafia_gateway::demo::append(log.as_ref(), &id, &sim.events[..first]).await?;
+        games.push((id, sim.events, first));
+    }
+    let hub = Hub::start(log.clone(), HubConfig::default()).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let state = app_state(hub.clone(), Tokens::default(), ServerConfig::default());
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(mafia_gateway::serve(listener, state, async {
+        let _ = stop_rx.await;
+    }));
+    let rss_before = rss_kib();
+    let mut child = Command::new(std::env::current_exe()?)
+        .args([
+            "--client",
+            &addr.to_string(),
+            "--tables",
+            &args.tables.to_string(),
+            "--raw",
+            &args.raw.to_string(),
+            "--graphql",
+            &args.graphql.to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting the subscriber process")?;
+    let mut child_in = child.stdin.take().context("stdin")?;
+    let mut child_out = BufReader::new(child.stdout.take().context("stdout")?);
+    let mut ready = String::new();
+    tokio::task::block_in_place(|| child_out.read_line(&mut ready))?;
+    let connected: u64 = ready
+        .trim()
+        .strip_prefix("ready ")
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0);
+    if connected == 0 {
+        bail!("no subscriber connected: {ready:?}");
+    }
+    // Let the snapshots drain before measuring idle memory.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss_idle = rss_kib();
+    let pace = Duration::from_millis(args.pace_ms);
+
+    let report = |child_in: &mut std::process::ChildStdin,
+                  child_out: &mut BufReader<_>|
+     -> anyhow::Result<(u64, u64, u64, u64)> {
+        let line = tokio::task::block_in_place(|| ask(child_in, child_out, "report"))?;
+        let v: Vec<u64> = line
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() != 4 {
+            bail!("bad report {line:?}");
+        }
+        Ok((v[0], v[1], v[2], v[3]))
+    };
+    report(&mut child_in, &mut child_out)?;
+    let mut appends = play(log.clone(), &mut games, args.secs, pace).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (raw, gql, p50, p99) = report(&mut child_in, &mut child_out)?;
+    appends.sort_unstable();
+    let append_p = |p: f64| {
+        let i = ((appends.len() as f64 * p) as usize).min(appends.len().saturating_sub(1));
+        appends.get(i).copied().unwrap_or(0)
+    };
+    tokio::task::block_in_place(|| ask(&mut child_in, &mut child_out, "stall"))?;
+    play(log.clone(), &mut games, args.secs, pace).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, _, _, p99_stalled) = report(&mut child_in, &mut child_out)?;
+    let _ = writeln!(child_in, "quit");
+    let _ = child.wait();
+    let _ = stop_tx.send(());
+    let _ = server.await;
+    hub.close();
+
+    let secs = args.secs as f64;
+    let per_raw = raw as f64 / args.raw.max(1) as f64;
+    let per_gql = gql as f64 / args.graphql.max(1) as f64;
+    println!("subscribers_connected: {connected} conns");
+    println!("deliveries_per_sec: {:.0} msg/s", (raw + gql) as f64 / secs);
+    println!("raw_deliveries_per_sec: {:.0} msg/s", raw as f64 / secs);
+    println!("graphql_deliveries_per_sec: {:.0} msg/s", gql as f64 / secs);
+    println!("latency_p50_ms: {p50} ms");
+    println!("latency_p99_ms: {p99} ms");
+    println!("append_commit_p50_ms: {} ms", append_p(0.5));
+    println!("append_commit_p99_ms: {} ms", append_p(0.99));
+    println!(
+        "kib_per_idle_conn: {:.1} KiB",
+        rss_idle.saturating_sub(rss_before) as f64 / connected as f64
+    );
+    println!(
+        "graphql_to_raw_ratio: {:.2} ratio",
+        if per_raw > 0.0 {
+            per_gql / per_raw
+        } else {
+            0.0
+        }
+    );
+    println!("latency_p99_with_stalled_client_ms: {p99_stalled} ms");
+    println!(
+        "stalled_client_p99_change_pct: {:.1} %",
+        if p99 > 0 {
+            (p99_stalled as f64 - p99 as f64) * 100.0 / p99 as f64
+        } else {
+            0.0
+        }
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
+    let d = std::env::temp_dir().join(format!("gateway-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}

@@ -1,0 +1,119 @@
+//! Simulated tables written to the event log the way the referee writes
+//! them, so the screens can be seen (and tested) with no referee running.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use mafia_event_log::{EventLog, LogError};
+use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_rules::sim::{simulate, SimulatedGame};
+use mafia_rules::{Envelope, RuleSetId, Seat};
+use rand::SeedableRng;
+
+/// The header the referee would store for a simulated game.
+pub fn header(sim: &SimulatedGame, tournament: &str, round: u32, table: u32) -> Header {
+    Header {
+        format: FORMAT.to_owned(),
+        rules: RulesRef {
+            id: sim.setup.rules.id,
+            overrides: serde_json::json!({}),
+        },
+        tournament: tournament.to_owned(),
+        stage: String::new(),
+        round,
+        table,
+        game: 1,
+        judge: format!("Judge {table}"),
+        seats: sim
+            .setup
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SeatEntry {
+                seat: Seat::from_index(i),
+                player_id: p.player_id.clone(),
+                nickname: p.nickname.clone(),
+            })
+            .collect(),
+        deal: sim.setup.deal.clone(),
+    }
+}
+
+/// Appends `events` after the game's current last event (single writer,
+/// fence 0: the demo never takes a lease).
+pub async fn append(log: &dyn EventLog, game: &str, events: &[Envelope]) -> Result<(), LogError> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let last = log.last_seq(game).await?;
+    let payloads: Vec<Bytes> = events
+        .iter()
+        .map(|e| {
+            let logged = LoggedEvent {
+                client_seq: None,
+                envelope: *e,
+            };
+            Bytes::from(serde_json::to_vec(&logged).expect("events serialize"))
+        })
+        .collect();
+    log.append(game, last, 0, &payloads).await?;
+    Ok(())
+}
+
+/// Plays `tables` simulated games into `log`, one event every `pace` per
+/// table, then starts new ones; runs until dropped. Game ids are
+/// `demo-r{round}-t{table}`.
+pub async fn run(
+    log: Arc<dyn EventLog>,
+    tables: u32,
+    pace: Duration,
+    seed: u64,
+) -> Result<(), LogError> {
+    let rules = [
+        RuleSetId::Rfm,
+        RuleSetId::Classic,
+        RuleSetId::Minsk2017,
+        RuleSetId::Ua,
+        RuleSetId::Club,
+    ];
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut round = 1;
+    loop {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let mut games = Vec::new();
+        for t in 1..=tables {
+            let sim = simulate(rules[t as usize % rules.len()], &mut rng, now);
+            let id = format!("demo-r{round}-t{t}");
+            let h = serde_json::to_vec(&header(&sim, "demo", round, t)).expect("headers serialize");
+            log.create_game(&id, &h).await?;
+            let done = log.last_seq(&id).await? as usize;
+            games.push((id, sim, done));
+        }
+        let mut tick = tokio::time::interval(pace);
+        loop {
+            tick.tick().await;
+            let mut any = false;
+            for (id, sim, done) in &mut games {
+                if *done < sim.events.len() {
+                    // The events of one command go together, as the referee
+                    // appends them.
+                    let cmd = sim.events[*done].cmd;
+                    let n = sim.events[*done..]
+                        .iter()
+                        .take_while(|e| e.cmd == cmd)
+                        .count();
+                    append(log.as_ref(), id, &sim.events[*done..*done + n]).await?;
+                    *done += n;
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        round += 1;
+    }
+}

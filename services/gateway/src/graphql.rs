@@ -1,0 +1,569 @@
+//! GraphQL over HTTP (`POST /graphql`) and WebSocket (`/graphql/ws`, both
+//! graphql-transport-ws and the legacy graphql-ws). Every answer is cut
+//! from the hub's per-audience feeds, so GraphQL can show no more than the
+//! raw feed does. The schema is committed as `schema.graphql`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use async_graphql::http::{GraphiQLSource, ALL_WEBSOCKET_PROTOCOLS};
+use async_graphql::{
+    Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
+};
+use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use futures::Stream;
+use serde_json::Value;
+
+use crate::auth::{Access, AuthError};
+use crate::hub::{Ended, Hub, HubError, Subscription as HubSubscription};
+use crate::server::{token_of, ApiError, AppState, FeedQuery};
+
+/// Deepest query accepted; the schema itself is four levels deep.
+pub const MAX_DEPTH: usize = 8;
+/// Most complex query accepted (one per field by default).
+pub const MAX_COMPLEXITY: usize = 256;
+/// Subscriptions one WebSocket connection may hold at once.
+pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 32;
+/// Most events one `events` query returns.
+pub const MAX_EVENTS: usize = 1000;
+
+pub type GatewaySchema = Schema<QueryRoot, EmptyMutation, SubscriptionRoot>;
+
+/// The schema, wired to `hub`.
+pub fn schema(hub: Hub) -> GatewaySchema {
+    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
+        .data(hub)
+        .limit_depth(MAX_DEPTH)
+        .limit_complexity(MAX_COMPLEXITY)
+        .limit_recursive_depth(32)
+        .finish()
+}
+
+/// The SDL committed as `services/gateway/schema.graphql`.
+pub fn sdl() -> String {
+    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
+        .finish()
+        .sdl()
+}
+
+/// A table, as its header describes it.
+#[derive(SimpleObject, Clone)]
+pub struct Table {
+    pub game_id: String,
+    pub tournament: String,
+    pub stage: String,
+    pub round: u32,
+    pub table: u32,
+    pub game: u32,
+    pub judge: String,
+}
+
+impl From<crate::hub::TableInfo> for Table {
+    fn from(t: crate::hub::TableInfo) -> Self {
+        Table {
+            game_id: t.game_id,
+            tournament: t.tournament,
+            stage: t.stage,
+            round: t.round,
+            table: t.table,
+            game: t.game,
+            judge: t.judge,
+        }
+    }
+}
+
+/// A table's state in the caller's audience.
+#[derive(SimpleObject)]
+pub struct TableState {
+    pub table: Table,
+    /// The audience's sequence number of the last event in `view`.
+    pub seq: u64,
+    pub over: bool,
+    /// The rules engine's GameView (see FEED.md).
+    pub view: Json<Value>,
+}
+
+/// One event in the caller's audience.
+#[derive(SimpleObject)]
+pub struct GameEvent {
+    pub seq: u64,
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+    /// The command number; judges and broadcast only.
+    pub cmd: Option<u32>,
+    /// The event's `type`, e.g. `nominated`.
+    pub kind: String,
+    /// The whole event (FEED.md).
+    pub event: Json<Value>,
+}
+
+impl GameEvent {
+    fn from_json(v: &Value) -> GameEvent {
+        GameEvent {
+            seq: v["seq"].as_u64().unwrap_or(0),
+            at: v["at"].as_i64().unwrap_or(0),
+            cmd: v["cmd"].as_u64().map(|c| c as u32),
+            kind: v["event"]["type"].as_str().unwrap_or_default().to_owned(),
+            event: Json(v["event"].clone()),
+        }
+    }
+}
+
+/// A message of a table feed: `snapshot` (with `view`) or `delta` (with
+/// `event` and `patch`, a JSON merge patch of the view).
+#[derive(SimpleObject)]
+pub struct FeedMessage {
+    pub kind: String,
+    pub game_id: String,
+    pub seq: u64,
+    pub view: Option<Json<Value>>,
+    pub event: Option<GameEvent>,
+    pub patch: Option<Json<Value>>,
+}
+
+/// A message of the all-tables feed: `tables` (every table) or `table`
+/// (one table changed).
+#[derive(SimpleObject)]
+pub struct HallMessage {
+    pub kind: String,
+    pub tables: Vec<HallTable>,
+}
+
+#[derive(SimpleObject)]
+pub struct HallTable {
+    pub game_id: String,
+    pub seq: u64,
+    pub view: Json<Value>,
+}
+
+fn access<'a>(ctx: &'a Context<'_>) -> &'a Access {
+    static PUBLIC: Access = Access::Public;
+    ctx.data_opt::<Access>().unwrap_or(&PUBLIC)
+}
+
+fn hub<'a>(ctx: &'a Context<'_>) -> &'a Hub {
+    ctx.data_unchecked::<Hub>()
+}
+
+/// The caller's audience for a table; unknown tables first, so scope
+/// errors say nothing about which tables exist.
+fn audience(ctx: &Context<'_>, game_id: &str) -> Result<mafia_rules::Audience> {
+    if !hub(ctx).has_table(game_id) {
+        return Err(Error::new(
+            HubError::UnknownTable(game_id.to_owned()).to_string(),
+        ));
+    }
+    access(ctx)
+        .audience_for(game_id)
+        .map_err(|e| Error::new(e.to_string()))
+}
+
+/// The tables the caller may list (a table judge: its own).
+fn visible_tables(ctx: &Context<'_>) -> Vec<Table> {
+    let visible = access(ctx).hall().1;
+    hub(ctx)
+        .tables()
+        .into_iter()
+        .filter(|t| visible.as_ref().is_none_or(|v| v.contains(&t.game_id)))
+        .map(Table::from)
+        .collect()
+}
+
+pub struct QueryRoot;
+
+#[Object]
+impl QueryRoot {
+    /// Every table with a game, sorted by game id.
+    async fn tables(&self, ctx: &Context<'_>) -> Vec<Table> {
+        visible_tables(ctx)
+    }
+
+    /// The tournaments with games, their rounds and tables.
+    async fn tournaments(&self, ctx: &Context<'_>) -> Vec<Tournament> {
+        let mut out: Vec<Tournament> = Vec::new();
+        for t in visible_tables(ctx) {
+            let i = match out.iter().position(|x| x.name == t.tournament) {
+                Some(i) => i,
+                None => {
+                    out.push(Tournament {
+                        name: t.tournament.clone(),
+                        rounds: Vec::new(),
+                    });
+                    out.len() - 1
+                }
+            };
+            let rounds = &mut out[i].rounds;
+            match rounds.iter_mut().find(|r| r.number == t.round) {
+                Some(r) => r.tables.push(t),
+                None => rounds.push(Round {
+                    number: t.round,
+                    tables: vec![t],
+                }),
+            }
+        }
+        for t in &mut out {
+            t.rounds.sort_by_key(|r| r.number);
+            for r in &mut t.rounds {
+                r.tables.sort_by_key(|x| (x.table, x.game));
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// One table's live game as the caller may see it.
+    async fn table(&self, ctx: &Context<'_>, game_id: String) -> Result<TableState> {
+        let a = audience(ctx, &game_id)?;
+        let s = hub(ctx)
+            .state(&game_id, a)
+            .map_err(|e| Error::new(e.to_string()))?;
+        Ok(TableState {
+            table: s.info.into(),
+            seq: s.seq,
+            over: s.over,
+            view: Json(s.view),
+        })
+    }
+
+    /// A game's events after sequence `after` (0: from the start), in the
+    /// caller's audience and numbering; for a finished game, its protocol.
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        game_id: String,
+        #[graphql(default = 0)] after: u64,
+        #[graphql(default = 200)] first: usize,
+    ) -> Result<Vec<GameEvent>> {
+        let a = audience(ctx, &game_id)?;
+        let evs = hub(ctx)
+            .events(&game_id, a, after, first.min(MAX_EVENTS))
+            .map_err(|e| Error::new(e.to_string()))?;
+        Ok(evs
+            .iter()
+            .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
+            .collect())
+    }
+
+    /// The protocol of a finished game, every event in the engine's
+    /// numbering; an error while the game runs (for the broadcast: until
+    /// its delayed stream has reached the end).
+    async fn protocol(&self, ctx: &Context<'_>, game_id: String) -> Result<Protocol> {
+        let a = audience(ctx, &game_id)?;
+        let hub = hub(ctx);
+        let events = hub
+            .protocol(&game_id, a)
+            .map_err(|e| Error::new(e.to_string()))?
+            .ok_or_else(|| Error::new("the game is not finished"))?;
+        let info = hub
+            .state(&game_id, a)
+            .map_err(|e| Error::new(e.to_string()))?
+            .info;
+        Ok(Protocol {
+            table: info.into(),
+            events: events
+                .iter()
+                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
+                .collect(),
+        })
+    }
+}
+
+/// A tournament's tables, by round.
+#[derive(SimpleObject)]
+pub struct Tournament {
+    pub name: String,
+    pub rounds: Vec<Round>,
+}
+
+#[derive(SimpleObject)]
+pub struct Round {
+    pub number: u32,
+    pub tables: Vec<Table>,
+}
+
+/// The protocol of a finished game: every event, hidden ones included.
+#[derive(SimpleObject)]
+pub struct Protocol {
+    pub table: Table,
+    pub events: Vec<GameEvent>,
+}
+
+/// Counts a connection's live subscriptions; the guard gives one back.
+#[derive(Clone, Default)]
+struct SubscriptionCount(Arc<AtomicUsize>);
+
+struct CountGuard(Arc<AtomicUsize>);
+
+impl Drop for CountGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn take_slot(ctx: &Context<'_>) -> Result<Option<CountGuard>> {
+    let Some(count) = ctx.data_opt::<SubscriptionCount>() else {
+        return Ok(None);
+    };
+    let n = count.0.fetch_add(1, Ordering::AcqRel);
+    let guard = CountGuard(count.0.clone());
+    if n >= MAX_SUBSCRIPTIONS_PER_CONNECTION {
+        return Err(Error::new(format!(
+            "at most {MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection"
+        )));
+    }
+    Ok(Some(guard))
+}
+
+/// Turns a hub subscription into a stream of parsed messages, re-subscribing
+/// (from a fresh snapshot) when the hub cut it back.
+fn messages<F>(
+    first: HubSubscription,
+    resubscribe: F,
+    guard: Option<CountGuard>,
+) -> impl Stream<Item = Value>
+where
+    F: Fn() -> Option<HubSubscription> + Send + 'static,
+{
+    let state = (
+        first,
+        std::collections::VecDeque::new(),
+        resubscribe,
+        guard,
+        true,
+    );
+    futures::stream::unfold(
+        state,
+        |(mut sub, mut queue, resub, guard, first)| async move {
+            if first {
+                queue.extend(std::mem::take(&mut sub.initial));
+            }
+            loop {
+                if let Some(b) = queue.pop_front() {
+                    let v: Value = serde_json::from_slice(&b).unwrap_or_default();
+                    return Some((v, (sub, queue, resub, guard, false)));
+                }
+                match sub.recv().await {
+                    Ok(b) => queue.push_back(b),
+                    Err(Ended::Lagged) => {
+                        sub = resub()?;
+                        queue.extend(std::mem::take(&mut sub.initial));
+                    }
+                    Err(Ended::Closed) => return None,
+                }
+            }
+        },
+    )
+}
+
+fn feed_message(v: Value) -> FeedMessage {
+    FeedMessage {
+        kind: v["type"].as_str().unwrap_or_default().to_owned(),
+        game_id: v["game_id"].as_str().unwrap_or_default().to_owned(),
+        seq: v["seq"].as_u64().unwrap_or(0),
+        view: (!v["view"].is_null()).then(|| Json(v["view"].clone())),
+        event: (!v["event"].is_null()).then(|| GameEvent::from_json(&v["event"])),
+        patch: (!v["patch"].is_null()).then(|| Json(v["patch"].clone())),
+    }
+}
+
+fn hall_message(v: Value) -> HallMessage {
+    let table = |t: &Value| HallTable {
+        game_id: t["game_id"].as_str().unwrap_or_default().to_owned(),
+        seq: t["seq"].as_u64().unwrap_or(0),
+        view: Json(t["view"].clone()),
+    };
+    HallMessage {
+        kind: v["type"].as_str().unwrap_or_default().to_owned(),
+        tables: match v["tables"].as_array() {
+            Some(all) => all.iter().map(table).collect(),
+            None => vec![table(&v)],
+        },
+    }
+}
+
+pub struct SubscriptionRoot;
+
+#[Subscription]
+impl SubscriptionRoot {
+    /// A table's state: a snapshot, then deltas. With `from` (the last
+    /// sequence the client has), only what came after it.
+    async fn table(
+        &self,
+        ctx: &Context<'_>,
+        game_id: String,
+        from: Option<u64>,
+    ) -> Result<impl Stream<Item = FeedMessage>> {
+        let a = audience(ctx, &game_id)?;
+        let guard = take_slot(ctx)?;
+        let hub = hub(ctx).clone();
+        let sub = hub
+            .subscribe(&game_id, a, from)
+            .map_err(|e| Error::new(e.to_string()))?;
+        let resub = move || hub.subscribe(&game_id, a, None).ok();
+        Ok(futures::StreamExt::map(
+            messages(sub, resub, guard),
+            feed_message,
+        ))
+    }
+
+    /// Every table's state for the hall screen: all of them first, then
+    /// each change.
+    async fn tables(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
+        let (a, only) = access(ctx).hall();
+        let guard = take_slot(ctx)?;
+        let hub = hub(ctx).clone();
+        let sub = hub.subscribe_hall(a, only.clone());
+        let resub = move || Some(hub.subscribe_hall(a, only.clone()));
+        Ok(futures::StreamExt::map(
+            messages(sub, resub, guard),
+            hall_message,
+        ))
+    }
+
+    /// A game's events after sequence `after`, then each new one: a client
+    /// that reconnects with its last sequence misses nothing.
+    async fn events(
+        &self,
+        ctx: &Context<'_>,
+        game_id: String,
+        #[graphql(default = 0)] after: u64,
+    ) -> Result<impl Stream<Item = GameEvent>> {
+        let a = audience(ctx, &game_id)?;
+        let guard = take_slot(ctx)?;
+        let hub = hub(ctx).clone();
+        let sub = hub
+            .subscribe(&game_id, a, Some(after))
+            .map_err(|e| Error::new(e.to_string()))?;
+        let starts_with_snapshot = sub
+            .initial
+            .first()
+            .is_some_and(|b| b.starts_with(br#"{"type":"snapshot""#));
+        // Too old for the live history: the retained events fill the gap
+        // instead of a snapshot.
+        let backlog: Vec<GameEvent> = if starts_with_snapshot && after < sub.seq {
+            hub.events(&game_id, a, after, usize::MAX)
+                .unwrap_or_default()
+                .iter()
+                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let seen = backlog.last().map_or(after, |e| e.seq.max(after));
+        let resub = move || hub.subscribe(&game_id, a, None).ok();
+        let live =
+            futures::StreamExt::filter_map(messages(sub, resub, guard), move |v| async move {
+                (v["type"] == "delta" && v["seq"].as_u64().unwrap_or(0) > seen)
+                    .then(|| GameEvent::from_json(&v["event"]))
+            });
+        Ok(futures::StreamExt::chain(
+            futures::stream::iter(backlog),
+            live,
+        ))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct InitPayload {
+    token: Option<String>,
+    #[serde(alias = "Authorization", alias = "authorization")]
+    auth: Option<String>,
+}
+
+async fn graphql_http(
+    State(state): State<GqlState>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+    req: GraphQLRequest,
+) -> Result<GraphQLResponse, ApiError> {
+    let access = state
+        .app
+        .tokens
+        .check(token_of(q.token.as_deref(), &headers))?;
+    Ok(state
+        .schema
+        .execute(req.into_inner().data(access))
+        .await
+        .into())
+}
+
+async fn graphql_ws(
+    State(state): State<GqlState>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+    protocol: GraphQLProtocol,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    // A token in the URL or header is checked before the upgrade, so a bad
+    // one is a plain 401; otherwise it may come in connection_init.
+    let url_token = token_of(q.token.as_deref(), &headers).map(str::to_owned);
+    let url_access = match &url_token {
+        Some(t) => Some(state.app.tokens.check(Some(t))?),
+        None => None,
+    };
+    let tokens = state.app.tokens.clone();
+    let schema = state.schema.clone();
+    Ok(ws
+        .protocols(ALL_WEBSOCKET_PROTOCOLS)
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_message_size(64 * 1024)
+        .on_upgrade(move |socket| async move {
+            let mut data = Data::default();
+            data.insert(SubscriptionCount::default());
+            GraphQLWebSocket::new(socket, schema, protocol)
+                .with_data(data)
+                .on_connection_init(move |payload| async move {
+                    let mut data = Data::default();
+                    let access = match url_access {
+                        Some(a) => a,
+                        None => {
+                            let p: Option<InitPayload> = serde_json::from_value(payload).ok();
+                            let token = p.and_then(|p| {
+                                p.token.or(p
+                                    .auth
+                                    .map(|a| a.trim_start_matches("Bearer ").trim().to_owned()))
+                            });
+                            tokens
+                                .check(token.as_deref())
+                                .map_err(|e: AuthError| Error::new(e.to_string()))?
+                        }
+                    };
+                    data.insert(access);
+                    Ok(data)
+                })
+                .serve()
+                .await
+        })
+        .into_response())
+}
+
+async fn graphiql() -> Html<String> {
+    Html(
+        GraphiQLSource::build()
+            .endpoint("/graphql")
+            .subscription_endpoint("/graphql/ws")
+            .finish(),
+    )
+}
+
+#[derive(Clone)]
+struct GqlState {
+    app: AppState,
+    schema: GatewaySchema,
+}
+
+/// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
+pub fn routes(app: AppState) -> Router {
+    let schema = schema(app.hub.clone());
+    Router::new()
+        .route("/graphql", get(graphiql).post(graphql_http))
+        .route("/graphql/ws", get(graphql_ws))
+        .with_state(GqlState { app, schema })
+}

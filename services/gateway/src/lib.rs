@@ -1,0 +1,45 @@
+//! The gateway: serves live tables from the referee's event log to hall
+//! screens, OBS overlays, spectators and judges, over a raw WebSocket feed
+//! (FEED.md) and GraphQL, with the screens embedded in the binary.
+//!
+//! What each audience may see is decided by the rules engine's views; the
+//! gateway adds the broadcast delay and the fan-out (see [`hub`]).
+
+pub mod assets;
+pub mod auth;
+pub mod demo;
+pub mod graphql;
+pub mod hub;
+pub mod patch;
+pub mod server;
+
+pub use auth::{Access, AuthError, TokenConfig, Tokens};
+pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
+pub use server::{router, AppState, ServerConfig};
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Serves `state` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(state);
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// Builds the shared state from a hub and tokens with default tuning.
+pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
+    AppState {
+        hub,
+        tokens: Arc::new(tokens),
+        config,
+    }
+}

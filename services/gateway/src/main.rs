@@ -1,0 +1,153 @@
+//! `mafia-gateway`: follows the referee's event log and serves the tables.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use mafia_event_log::{EmbeddedLog, EventLog, RedisLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+
+#[derive(Parser, Debug)]
+#[command(about = "Live tables for hall screens, overlays, spectators and judges")]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Follow this Redis event log (shared with the referee processes).
+    #[arg(long, env = "REDIS_URL")]
+    redis_url: Option<String>,
+    /// Key prefix of the Redis event log.
+    #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
+    redis_prefix: String,
+    /// Otherwise, the embedded log file (only one process may open it).
+    #[arg(long, default_value = "data/events.redb")]
+    data: PathBuf,
+    /// JSON token file (see auth.rs); or the JSON itself in MAFIA_GATEWAY_TOKENS.
+    #[arg(long, env = "MAFIA_GATEWAY_TOKENS_FILE")]
+    tokens_file: Option<PathBuf>,
+    /// Broadcast delay in seconds.
+    #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
+    broadcast_delay_secs: u64,
+    /// Also play this many simulated tables into the log (a demo).
+    #[arg(long, default_value_t = 0)]
+    demo: u32,
+    /// Milliseconds between commands at each demo table.
+    #[arg(long, default_value_t = 1500)]
+    demo_pace_ms: u64,
+    /// Print the GraphQL schema (SDL) and exit.
+    #[arg(long)]
+    print_schema: bool,
+}
+
+/// A fresh random token, for demos started without a token file.
+fn random_token(rng: &mut impl rand::RngCore) -> String {
+    (0..16)
+        .map(|_| format!("{:02x}", rng.next_u32() as u8))
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let args = Args::parse();
+    if args.print_schema {
+        print!("{}", mafia_gateway::graphql::sdl());
+        return Ok(());
+    }
+    let mut demo_tokens = None;
+    let tokens = match (&args.tokens_file, std::env::var("MAFIA_GATEWAY_TOKENS")) {
+        (Some(path), _) => Tokens::from_json(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        )?,
+        (None, Ok(json)) => Tokens::from_json(&json)?,
+        (None, Err(_)) if args.demo > 0 => {
+            use rand::SeedableRng;
+            let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
+            let config = mafia_gateway::TokenConfig {
+                broadcast: vec![random_token(&mut rng)],
+                chief_judge: vec![random_token(&mut rng)],
+                table_judge: [(random_token(&mut rng), vec!["demo-r1-t1".to_owned()])].into(),
+            };
+            demo_tokens = Some(config.clone());
+            Tokens::new(&config)?
+        }
+        (None, Err(_)) => {
+            tracing::warn!("no tokens configured: only the public audience is served");
+            Tokens::default()
+        }
+    };
+    let log: Arc<dyn EventLog> = match &args.redis_url {
+        Some(url) => Arc::new(
+            RedisLog::connect_with(
+                url,
+                mafia_event_log::RedisLogConfig::with_prefix(args.redis_prefix.clone()),
+            )
+            .await
+            .context("connecting to Redis")?,
+        ),
+        None => {
+            if let Some(dir) = args.data.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            Arc::new(
+                EmbeddedLog::open(&args.data)
+                    .await
+                    .context("opening the event log")?,
+            )
+        }
+    };
+    let log_for_demo = log.clone();
+    let hub = Hub::start(
+        log,
+        HubConfig {
+            broadcast_delay: Duration::from_secs(args.broadcast_delay_secs),
+            ..HubConfig::default()
+        },
+    )
+    .await
+    .context("loading the tables")?;
+    if args.demo > 0 {
+        let log = log_for_demo.clone();
+        let (tables, pace) = (args.demo, Duration::from_millis(args.demo_pace_ms));
+        tokio::spawn(async move {
+            if let Err(e) = mafia_gateway::demo::run(log, tables, pace, 1).await {
+                tracing::error!(error = %e, "demo stopped");
+            }
+        });
+    }
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "gateway listening");
+    println!("hall screen:   http://{addr}/hall");
+    println!("OBS overlay:   http://{addr}/overlay?table=GAME_ID&token=BROADCAST_TOKEN");
+    println!("spectator:     http://{addr}/spectator");
+    println!("chief judge:   http://{addr}/judge?token=CHIEF_JUDGE_TOKEN");
+    if let Some(t) = &demo_tokens {
+        println!("demo tokens (this run only):");
+        println!("  broadcast:   {}", t.broadcast[0]);
+        println!("  chief judge: {}", t.chief_judge[0]);
+        for (tok, tables) in &t.table_judge {
+            println!("  table judge: {tok} (tables {})", tables.join(", "));
+        }
+        println!(
+            "  e.g. http://{addr}/overlay?table=demo-r1-t1&token={}",
+            t.broadcast[0]
+        );
+        println!("       http://{addr}/judge?token={}", t.chief_judge[0]);
+    }
+    let state = app_state(hub.clone(), tokens, ServerConfig::default());
+    mafia_gateway::serve(listener, state, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    hub.close();
+    Ok(())
+}

@@ -1,0 +1,231 @@
+//! Test fixtures: an embedded event log written the way the referee writes
+//! it, a gateway on 127.0.0.1:0, and WebSocket clients.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_rules::sim::{simulate, SimulatedGame};
+use mafia_rules::{Envelope, RuleSetId, Seat};
+use rand::SeedableRng;
+use serde_json::Value;
+use tokio_tungstenite::tungstenite::Message;
+
+pub const BROADCAST: &str = "broadcast-token-1";
+pub const CHIEF: &str = "chief-judge-token-1";
+pub const JUDGE_T1: &str = "table-judge-token-1";
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A simulated game whose events have hidden facts of every kind.
+pub fn game(rules: RuleSetId, seed: u64) -> SimulatedGame {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    simulate(rules, &mut rng, 1_700_000_000_000)
+}
+
+pub fn header(sim: &SimulatedGame, table: u32) -> Header {
+    Header {
+        format: FORMAT.to_owned(),
+        rules: RulesRef {
+            id: sim.setup.rules.id,
+            overrides: serde_json::json!({}),
+        },
+        tournament: "cup".into(),
+        stage: "final".into(),
+        round: 1,
+        table,
+        game: 1,
+        judge: "Judge".into(),
+        seats: sim
+            .setup
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SeatEntry {
+                seat: Seat::from_index(i),
+                player_id: p.player_id.clone(),
+                nickname: p.nickname.clone(),
+            })
+            .collect(),
+        deal: sim.setup.deal.clone(),
+    }
+}
+
+pub struct Fixture {
+    pub log: Arc<dyn EventLog>,
+    pub hub: Hub,
+    pub addr: SocketAddr,
+    _dir: tempfile::TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.hub.close();
+    }
+}
+
+pub fn tokens() -> Tokens {
+    Tokens::from_json(&format!(
+        r#"{{"broadcast":["{BROADCAST}"],"chief_judge":["{CHIEF}"],"table_judge":{{"{JUDGE_T1}":["cup-t1"]}}}}"#
+    ))
+    .unwrap()
+}
+
+pub async fn start(hub_config: HubConfig, server: ServerConfig) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Arc<dyn EventLog> = Arc::new(
+        EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
+    let hub = Hub::start(log.clone(), hub_config).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let state = app_state(hub.clone(), tokens(), server);
+    tokio::spawn(mafia_gateway::serve(listener, state, async {
+        let _ = rx.await;
+    }));
+    Fixture {
+        log,
+        hub,
+        addr,
+        _dir: dir,
+        shutdown: Some(tx),
+    }
+}
+
+pub fn hub_config(delay: Duration) -> HubConfig {
+    HubConfig {
+        broadcast_delay: delay,
+        ..HubConfig::default()
+    }
+}
+
+/// Creates the game as the referee does (header first, no events).
+pub async fn create(log: &Arc<dyn EventLog>, id: &str, sim: &SimulatedGame, table: u32) {
+    let h = serde_json::to_vec(&header(sim, table)).unwrap();
+    log.create_game(id, &h).await.unwrap();
+}
+
+/// Appends `events` as LoggedEvent payloads after whatever the game has.
+pub async fn append(log: &Arc<dyn EventLog>, id: &str, events: &[Envelope]) {
+    if events.is_empty() {
+        return;
+    }
+    let last = log.last_seq(id).await.unwrap();
+    let payloads: Vec<Bytes> = events
+        .iter()
+        .map(|e| {
+            Bytes::from(
+                serde_json::to_vec(&LoggedEvent {
+                    client_seq: None,
+                    envelope: *e,
+                })
+                .unwrap(),
+            )
+        })
+        .collect();
+    log.append(id, last, 0, &payloads).await.unwrap();
+}
+
+pub async fn connect(addr: SocketAddr, path: &str) -> Ws {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}{path}"))
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {path}: {e}"));
+    ws
+}
+
+/// The HTTP status a WebSocket handshake was refused with.
+pub async fn refused(addr: SocketAddr, path: &str) -> u16 {
+    match tokio_tungstenite::connect_async(format!("ws://{addr}{path}")).await {
+        Ok(_) => panic!("{path} was accepted"),
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => resp.status().as_u16(),
+        Err(e) => panic!("{path}: unexpected error {e}"),
+    }
+}
+
+/// The next JSON message, skipping pings; panics after a generous wait so a
+/// broken test fails instead of hanging.
+pub async fn next_json(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .expect("no message within 30 s")
+            .expect("stream ended")
+            .expect("websocket error");
+        match m {
+            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
+            Message::Ping(p) => ws.send(Message::Pong(p)).await.unwrap(),
+            Message::Close(c) => panic!("closed: {c:?}"),
+            _ => {}
+        }
+    }
+}
+
+/// A client's copy of a table: a snapshot with deltas applied.
+#[derive(Default)]
+pub struct Follower {
+    pub seq: u64,
+    pub view: Value,
+    pub events: Vec<Value>,
+}
+
+impl Follower {
+    /// Applies one feed message; checks the sequence has no gap.
+    pub fn apply(&mut self, m: &Value) {
+        match m["type"].as_str().unwrap() {
+            "snapshot" => {
+                self.seq = m["seq"].as_u64().unwrap();
+                self.view = m["view"].clone();
+            }
+            "delta" => {
+                let seq = m["seq"].as_u64().unwrap();
+                assert_eq!(seq, self.seq + 1, "gap or repeat in the feed");
+                self.seq = seq;
+                mafia_gateway::patch::apply(&mut self.view, &m["patch"]);
+                self.events.push(m["event"].clone());
+            }
+            other => panic!("unexpected message type {other}"),
+        }
+    }
+
+    /// The view with nulls dropped, to compare with a fresh snapshot.
+    pub fn normalized(&self) -> Value {
+        let mut v = self.view.clone();
+        mafia_gateway::patch::strip_nulls(&mut v);
+        v
+    }
+}
+
+pub fn normalized(v: &Value) -> Value {
+    let mut v = v.clone();
+    mafia_gateway::patch::strip_nulls(&mut v);
+    v
+}
+
+/// Event types the public must never see while a game runs.
+pub const HIDDEN: [&str; 7] = [
+    "dealt",
+    "shot_fired",
+    "night_result",
+    "don_checked",
+    "sheriff_checked",
+    "beauty_picked",
+    "best_move_made",
+];
+
+pub fn is_end(m: &Value) -> bool {
+    m["event"]["event"]["type"] == "game_ended"
+}

@@ -1,0 +1,406 @@
+//! The raw WebSocket feed, followed by real clients.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures::StreamExt;
+use mafia_gateway::ServerConfig;
+use mafia_rules::{Audience, RuleSetId};
+use serde_json::Value;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A club game (it has a Beauty) and a classic one, both with night actions.
+fn games() -> Vec<(RuleSetId, u64)> {
+    vec![
+        (RuleSetId::Club, 7),
+        (RuleSetId::Classic, 3),
+        (RuleSetId::Rfm, 11),
+    ]
+}
+
+fn assert_no_hidden_fact(m: &Value) {
+    let view = if m["type"] == "snapshot" {
+        &m["view"]
+    } else {
+        &Value::Null
+    };
+    if !view.is_null() {
+        for s in view["seats"].as_array().unwrap() {
+            assert!(s["role"].is_null(), "public snapshot shows a role: {s}");
+        }
+    }
+    if m["type"] == "delta" {
+        let ty = m["event"]["event"]["type"].as_str().unwrap();
+        assert!(!HIDDEN.contains(&ty), "public saw {ty} before the end");
+        assert!(
+            m["event"].get("cmd").is_none(),
+            "public saw command numbers"
+        );
+        let patch = &m["patch"];
+        if let Some(seats) = patch["seats"].as_array() {
+            for s in seats {
+                assert!(s["role"].is_null(), "public patch shows a role: {s}");
+            }
+        }
+        assert!(
+            patch["best_move"]["hits"].is_null(),
+            "public saw best-move hits"
+        );
+        assert!(patch["prompt"].is_null(), "public saw the judge's prompt");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn public_never_sees_a_hidden_fact_before_the_game_ends() {
+    let fx = start(
+        hub_config(Duration::from_secs(3600)),
+        ServerConfig::default(),
+    )
+    .await;
+    for (i, (rules, seed)) in games().into_iter().enumerate() {
+        let sim = game(rules, seed);
+        let id = format!("cup-pub{i}");
+        create(&fx.log, &id, &sim, i as u32 + 1).await;
+        append(&fx.log, &id, &sim.events[..1]).await;
+        // Wait until the hub knows the table, then follow it live.
+        let mut ws = loop {
+            if fx.hub.has_table(&id) {
+                break connect(fx.addr, &format!("/ws/table/{id}")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        for chunk in sim.events[1..].chunks(25) {
+            append(&fx.log, &id, chunk).await;
+        }
+        let mut f = Follower::default();
+        loop {
+            let m = next_json(&mut ws).await;
+            let end = is_end(&m);
+            if !end {
+                assert_no_hidden_fact(&m);
+            }
+            f.apply(&m);
+            if end {
+                break;
+            }
+        }
+        while fx.hub.state(&id, Audience::Judge).unwrap().seq < sim.game.seq() as u64 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // After the end everything may be shown: roles are revealed.
+        let hub_state = fx.hub.state(&id, Audience::Public).unwrap();
+        assert!(hub_state.over);
+        assert!(hub_state.view["seats"][0]["role"].is_string());
+        // Public numbering counts only what the public saw: 1, 2, 3, … (checked
+        // by Follower) and fewer than the engine's.
+        assert!(f.seq < sim.game.seq() as u64);
+        // The client's patched copy equals the engine's public view.
+        let mut engine = serde_json::to_value(sim.game.view(Audience::Public)).unwrap();
+        engine["seq"] = hub_state.seq.into();
+        // The follower stopped at game_ended; later public events (roles
+        // revealed) may follow, so compare with what the hub has now only
+        // after draining them.
+        while f.seq < hub_state.seq {
+            let m = next_json(&mut ws).await;
+            f.apply(&m);
+        }
+        assert_eq!(f.normalized(), normalized(&engine));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broadcast_sees_hidden_facts_but_never_before_the_delay() {
+    let delay = Duration::from_millis(1500);
+    let fx = start(hub_config(delay), ServerConfig::default()).await;
+    let sim = game(RuleSetId::Club, 7);
+    let id = "cup-bc";
+    create(&fx.log, id, &sim, 1).await;
+    // Subscribe before anything happens, so every event is seen arriving.
+    append(&fx.log, id, &sim.events[..1]).await;
+    while !fx.hub.has_table(id) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut ws = connect(fx.addr, &format!("/ws/table/{id}?token={BROADCAST}")).await;
+    let appended_at = Instant::now();
+    let half = sim.events.len() / 2;
+    append(&fx.log, id, &sim.events[1..half]).await;
+    let mut f = Follower::default();
+    let mut saw_roles = false;
+    let mut saw_dealt = false;
+    while f.seq < half as u64 {
+        let m = next_json(&mut ws).await;
+        if m["type"] == "delta" {
+            // The first event may have been appended before we connected; every
+            // other one must wait out the delay after it was appended.
+            if m["seq"].as_u64().unwrap() > 1 {
+                assert!(
+                    appended_at.elapsed() >= delay,
+                    "broadcast delta {} arrived before the delay",
+                    m["seq"]
+                );
+            }
+            saw_dealt |= m["event"]["event"]["type"] == "dealt";
+        }
+        f.apply(&m);
+        saw_roles |= f.view["seats"][0]["role"].is_string();
+    }
+    assert!(saw_roles && saw_dealt, "broadcast never saw the deal");
+    assert!(
+        f.events
+            .iter()
+            .any(|e| e["event"]["type"] == "shot_fired" || e["event"]["type"] == "night_result"),
+        "broadcast saw no night action"
+    );
+    // The delayed view is consistent: it equals the engine's view of the
+    // game replayed up to the same event.
+    let setup = sim.setup.clone();
+    let upto = mafia_rules::Game::replay(setup, &sim.events[..half]).unwrap();
+    let engine = serde_json::to_value(upto.view(Audience::Broadcast)).unwrap();
+    assert_eq!(f.normalized(), normalized(&engine));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_open_exactly_their_tables() {
+    let fx = start(
+        hub_config(Duration::from_secs(3600)),
+        ServerConfig::default(),
+    )
+    .await;
+    let sim = game(RuleSetId::Classic, 5);
+    for (id, table) in [("cup-t1", 1), ("cup-t2", 2)] {
+        create(&fx.log, id, &sim, table).await;
+        append(&fx.log, id, &sim.events[..40]).await;
+    }
+    while ["cup-t1", "cup-t2"].iter().any(|t| {
+        fx.hub
+            .state(t, Audience::Judge)
+            .map_or(true, |s| s.seq < 40)
+    }) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The table judge sees its own table live, roles and all.
+    let mut ws = connect(fx.addr, &format!("/ws/table/cup-t1?token={JUDGE_T1}")).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["type"], "snapshot");
+    assert!(m["view"]["seats"][0]["role"].is_string());
+    assert!(m["view"]["prompt"].is_object());
+    // …but not another table.
+    assert_eq!(
+        refused(fx.addr, &format!("/ws/table/cup-t2?token={JUDGE_T1}")).await,
+        403
+    );
+    // The chief judge sees every table live.
+    let mut ws = connect(fx.addr, &format!("/ws/table/cup-t2?token={CHIEF}")).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["seq"], 40);
+    assert!(m["view"]["seats"][0]["role"].is_string());
+    // A bad token is refused, never downgraded to the public.
+    assert_eq!(
+        refused(fx.addr, "/ws/table/cup-t1?token=not-a-token").await,
+        401
+    );
+    // An unknown table is not found, for every caller.
+    assert_eq!(refused(fx.addr, "/ws/table/nope").await, 404);
+    assert_eq!(
+        refused(fx.addr, &format!("/ws/table/nope?token={JUDGE_T1}")).await,
+        404
+    );
+    // The Authorization header works as well as the query.
+    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+        format!("ws://{}/ws/table/cup-t1", fx.addr),
+    )
+    .unwrap();
+    req.headers_mut()
+        .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let m = next_json(&mut ws).await;
+    assert!(m["view"]["seats"][0]["role"].is_string());
+    // The hall feed with a table-judge token lists only its tables.
+    let mut ws = connect(fx.addr, &format!("/ws/hall?token={JUDGE_T1}")).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["type"], "tables");
+    let ids: Vec<_> = m["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["game_id"].clone())
+        .collect();
+    assert_eq!(ids, vec![Value::from("cup-t1")]);
+    // The public hall lists both, without roles.
+    let mut ws = connect(fx.addr, "/ws/hall").await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["tables"].as_array().unwrap().len(), 2);
+    for t in m["tables"].as_array().unwrap() {
+        assert!(t["view"]["seats"][0]["role"].is_null());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_from_a_sequence_leaves_no_gap() {
+    let fx = start(
+        hub_config(Duration::from_secs(3600)),
+        ServerConfig::default(),
+    )
+    .await;
+    let sim = game(RuleSetId::Rfm, 21);
+    let id = "cup-resume";
+    create(&fx.log, id, &sim, 1).await;
+    let n = sim.events.len();
+    append(&fx.log, id, &sim.events[..n / 3]).await;
+    while fx
+        .hub
+        .state(id, Audience::Public)
+        .map_or(true, |s| s.seq == 0)
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for token in ["", CHIEF] {
+        let q = if token.is_empty() {
+            String::new()
+        } else {
+            format!("&token={token}")
+        };
+        let audience = if token.is_empty() {
+            Audience::Public
+        } else {
+            Audience::Judge
+        };
+        let mut f = Follower::default();
+        let mut ws = connect(fx.addr, &format!("/ws/table/{id}?{q}")).await;
+        f.apply(&next_json(&mut ws).await);
+        assert!(f.seq > 0);
+        ws.close(None).await.unwrap();
+        // Events happen while the client is away.
+        let have = fx.hub.state(id, audience).unwrap().seq;
+        let target_engine = if token.is_empty() { 2 * n / 3 } else { n };
+        let done = fx.log.last_seq(id).await.unwrap() as usize;
+        if done < target_engine {
+            append(&fx.log, id, &sim.events[done..target_engine]).await;
+        }
+        while fx.hub.state(id, audience).unwrap().seq == have {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut ws = connect(fx.addr, &format!("/ws/table/{id}?from={}{q}", f.seq)).await;
+        let want = fx.hub.state(id, audience).unwrap();
+        while f.seq < want.seq {
+            let m = next_json(&mut ws).await;
+            assert_eq!(
+                m["type"], "delta",
+                "resume within history sends deltas only"
+            );
+            f.apply(&m);
+        }
+        assert_eq!(f.normalized(), normalized(&want.view));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_does_not_hold_back_the_others() {
+    let config = mafia_gateway::HubConfig {
+        queue_capacity: 4,
+        ..hub_config(Duration::from_secs(3600))
+    };
+    let server = ServerConfig {
+        send_timeout: Duration::from_millis(500),
+        max_cutbacks: 2,
+        ..ServerConfig::default()
+    };
+    let fx = start(config, server).await;
+    let sim = game(RuleSetId::Club, 9);
+    let id = "cup-slow";
+    create(&fx.log, id, &sim, 1).await;
+    append(&fx.log, id, &sim.events[..1]).await;
+    while !fx.hub.has_table(id) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A hub subscriber that never reads: cut back once its queue is full.
+    let stalled = fx.hub.subscribe(id, Audience::Judge, None).unwrap();
+    // A WebSocket client that never reads.
+    let _stalled_ws = connect(fx.addr, &format!("/ws/table/{id}?token={CHIEF}")).await;
+    let mut ws = connect(fx.addr, &format!("/ws/table/{id}?token={CHIEF}")).await;
+    let mut f = Follower::default();
+    f.apply(&next_json(&mut ws).await);
+    for e in &sim.events[1..] {
+        append(&fx.log, id, std::slice::from_ref(e)).await;
+    }
+    while f.seq < sim.events.len() as u64 {
+        let m = next_json(&mut ws).await;
+        if m["type"] == "snapshot" {
+            // A healthy reader may still be cut back if the machine is slow;
+            // it must then be a consistent snapshot.
+            f = Follower::default();
+        }
+        f.apply(&m);
+    }
+    assert!(
+        stalled.is_lagged(),
+        "the stalled subscriber was never cut back"
+    );
+    assert!(
+        fx.hub
+            .stats()
+            .lagged
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 1
+    );
+    let want = fx.hub.state(id, Audience::Judge).unwrap();
+    assert_eq!(f.normalized(), normalized(&want.view));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_pings_and_answers_close() {
+    let server = ServerConfig {
+        ping_interval: Duration::from_millis(100),
+        ..ServerConfig::default()
+    };
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let sim = game(RuleSetId::Classic, 1);
+    create(&fx.log, "cup-ping", &sim, 1).await;
+    append(&fx.log, "cup-ping", &sim.events[..5]).await;
+    while !fx.hub.has_table("cup-ping") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut ws = connect(fx.addr, "/ws/table/cup-ping").await;
+    let mut pinged = false;
+    for _ in 0..50 {
+        match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
+            Ok(Some(Ok(Message::Ping(_)))) => {
+                pinged = true;
+                break;
+            }
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(pinged);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn departed_subscribers_of_a_quiet_table_are_forgotten() {
+    let fx = start(
+        hub_config(Duration::from_secs(3600)),
+        ServerConfig::default(),
+    )
+    .await;
+    let sim = game(RuleSetId::Classic, 2);
+    create(&fx.log, "cup-quiet", &sim, 1).await;
+    append(&fx.log, "cup-quiet", &sim.events).await;
+    while !fx.hub.has_table("cup-quiet") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for _ in 0..100 {
+        drop(
+            fx.hub
+                .subscribe("cup-quiet", Audience::Public, None)
+                .unwrap(),
+        );
+    }
+    let kept = fx
+        .hub
+        .subscribe("cup-quiet", Audience::Public, None)
+        .unwrap();
+    assert_eq!(fx.hub.subscriber_count("cup-quiet", Audience::Public), 1);
+    drop(kept);
+}

@@ -1,0 +1,85 @@
+//! Gateways side by side on a shared Redis log agree with each other.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use mafia_event_log::testing::{unique_prefix, RedisServer};
+use mafia_event_log::{EventLog, RedisLog, RedisLogConfig};
+use mafia_gateway::Hub;
+use mafia_rules::{Audience, RuleSetId};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
+    let redis = RedisServer::from_env_or_spawn().expect("redis-server is needed for this test");
+    let config = RedisLogConfig::with_prefix(unique_prefix("gateway"));
+    let log: Arc<dyn EventLog> = Arc::new(
+        RedisLog::connect_with(redis.url(), config.clone())
+            .await
+            .unwrap(),
+    );
+    let sim = game(RuleSetId::Club, 7);
+    create(&log, "cup-t1", &sim, 1).await;
+    // One gateway starts before the game is under way, the other in the middle.
+    append(&log, "cup-t1", &sim.events[..30]).await;
+    let early = Hub::start(log.clone(), hub_config(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    let mut sub = early.subscribe("cup-t1", Audience::Public, None).unwrap();
+    append(&log, "cup-t1", &sim.events[30..100]).await;
+    let other_log: Arc<dyn EventLog> =
+        Arc::new(RedisLog::connect_with(redis.url(), config).await.unwrap());
+    let late = Hub::start(other_log, hub_config(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    append(&log, "cup-t1", &sim.events[100..]).await;
+    let n = sim.events.len() as u64;
+    for hub in [&early, &late] {
+        for _ in 0..1000 {
+            if hub.state("cup-t1", Audience::Judge).unwrap().seq == n
+                && hub.state("cup-t1", Audience::Broadcast).unwrap().seq == n
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    for a in [Audience::Public, Audience::Broadcast, Audience::Judge] {
+        let x = early.state("cup-t1", a).unwrap();
+        let y = late.state("cup-t1", a).unwrap();
+        assert_eq!(x.seq, y.seq, "{a:?} numbering differs");
+        assert_eq!(x.view, y.view, "{a:?} views differ");
+        assert_eq!(
+            early.events("cup-t1", a, 0, usize::MAX).unwrap().len(),
+            late.events("cup-t1", a, 0, usize::MAX).unwrap().len()
+        );
+    }
+    // The early subscriber follows the whole public feed, gap-free.
+    let mut f = Follower::default();
+    for b in std::mem::take(&mut sub.initial) {
+        f.apply(&serde_json::from_slice(&b).unwrap());
+    }
+    let want = early.state("cup-t1", Audience::Public).unwrap().seq;
+    while f.seq < want {
+        match tokio::time::timeout(Duration::from_secs(30), sub.recv())
+            .await
+            .unwrap()
+        {
+            Ok(b) => f.apply(&serde_json::from_slice(&b).unwrap()),
+            // It did not read while the game was appended: resume where it was.
+            Err(mafia_gateway::hub::Ended::Lagged) => {
+                sub = early
+                    .subscribe("cup-t1", Audience::Public, Some(f.seq))
+                    .unwrap();
+                for b in std::mem::take(&mut sub.initial) {
+                    f.apply(&serde_json::from_slice(&b).unwrap());
+                }
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    early.close();
+    late.close();
+}
