@@ -62,6 +62,10 @@ enum Cmd {
     },
     /// Simulate one game per rule set; print its protocol and replay summary.
     Demo,
+    /// Stream a record to a referee as a table judge would (resumes on its own).
+    Play(mafia_judge_client::cli::PlayArgs),
+    /// Run N simulated tables against a referee: the demo driver and load generator.
+    Sim(mafia_judge_client::cli::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +82,12 @@ fn main() -> ExitCode {
         } => simulate_to(rules, games, seed, &dir).map(|()| true),
         Cmd::Protocol { file, html } => protocol(&file, html, &mut out),
         Cmd::Demo => demo(&mut out).map(|()| true),
+        Cmd::Play(args) => mafia_judge_client::cli::play(&args, &mut out)
+            .map(|()| true)
+            .map_err(Into::into),
+        Cmd::Sim(args) => mafia_judge_client::cli::sim(&args, &mut out)
+            .map(|()| true)
+            .map_err(Into::into),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,

@@ -1,0 +1,138 @@
+//! The `mafia play` and `mafia sim` subcommands, ready to be mounted in any
+//! clap CLI: flatten [`PlayArgs`] / [`SimArgs`] and call [`play`] / [`sim`].
+
+use crate::{ClientConfig, ClientError, Referee, SimConfig};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How to reach the referees.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Connection {
+    /// Referee URLs, comma separated; the next is tried when one fails.
+    #[arg(
+        long,
+        env = "MAFIA_REFEREE",
+        default_value = "http://127.0.0.1:50051",
+        value_delimiter = ','
+    )]
+    pub referee: Vec<String>,
+    /// Bearer token (a table judge's or the chief judge's).
+    #[arg(long, env = "MAFIA_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// PEM CA certificate to trust for https:// referees.
+    #[arg(long, env = "MAFIA_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// Seconds to keep reconnecting before giving up on a command.
+    #[arg(long, default_value_t = 30)]
+    pub retry_secs: u64,
+}
+
+impl Connection {
+    pub fn referee(&self) -> Result<Referee, ClientError> {
+        let mut cfg = ClientConfig::new(self.referee.clone(), self.token.clone());
+        cfg.retry_budget = Duration::from_secs(self.retry_secs);
+        if let Some(p) = &self.tls_ca {
+            cfg.tls_ca = Some(std::fs::read(p).map_err(|e| ClientError::Record {
+                line: 0,
+                reason: format!("{}: {e}", p.display()),
+            })?);
+        }
+        Referee::new(cfg)
+    }
+}
+
+/// Stream a game record to the referee as a table judge would.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub conn: Connection,
+    /// The record (JSON Lines, FORMAT.md).
+    pub file: PathBuf,
+    /// Replay at X times real speed (the record's timestamps); default: no waiting.
+    #[arg(long)]
+    pub speed: Option<f64>,
+}
+
+/// Run N simulated tables of random legal games against the referee.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub conn: Connection,
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    /// Games per table, one after another.
+    #[arg(long, default_value_t = 1)]
+    pub games: u32,
+    /// X times real judge speed; default: no waiting (a load generator).
+    #[arg(long)]
+    pub speed: Option<f64>,
+    /// RNG seed; also names the tournament (`sim-SEED`).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ClientError::Protocol(format!("tokio runtime: {e}")))
+}
+
+/// `mafia play`: exits with an error naming the line if a command is rejected.
+pub fn play(args: &PlayArgs, out: &mut dyn Write) -> Result<(), ClientError> {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| ClientError::Record {
+        line: 0,
+        reason: format!("{}: {e}", args.file.display()),
+    })?;
+    let record = crate::parse_record(&text)?;
+    let referee = args.conn.referee()?;
+    let report = runtime()?.block_on(crate::play(referee, &record, args.speed))?;
+    let _ = writeln!(
+        out,
+        "{}: {} commands sent, {} already stored, {} reconnects, {}",
+        report.game_id,
+        report.sent,
+        report.skipped,
+        report.reconnects,
+        if report.over {
+            format!("game over ({})", report.winner)
+        } else {
+            "game not finished".to_owned()
+        }
+    );
+    Ok(())
+}
+
+/// `mafia sim`: prints one `name: value unit` line per figure.
+pub fn sim(args: &SimArgs, out: &mut dyn Write) -> Result<(), ClientError> {
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
+    });
+    let mut cfg = SimConfig::new(args.tables, seed);
+    cfg.games_per_table = args.games;
+    cfg.speed = args.speed;
+    let referee = args.conn.referee()?;
+    let mut report = runtime()?.block_on(crate::simulate_tables(referee, cfg))?;
+    let secs = report.elapsed.as_secs_f64().max(1e-9);
+    let _ = writeln!(out, "tournament: sim-{seed}");
+    let _ = writeln!(out, "games_finished: {}", report.games_finished);
+    let _ = writeln!(out, "commands: {}", report.commands);
+    let _ = writeln!(
+        out,
+        "cmds_per_sec: {:.0} cmd/s",
+        report.commands as f64 / secs
+    );
+    for (name, q) in [("ack_p50_ms", 0.5), ("ack_p99_ms", 0.99)] {
+        let _ = writeln!(
+            out,
+            "{name}: {:.2} ms",
+            report.quantile(q).as_secs_f64() * 1e3
+        );
+    }
+    let _ = writeln!(out, "reconnects: {}", report.reconnects);
+    Ok(())
+}

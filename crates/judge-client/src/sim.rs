@@ -1,0 +1,211 @@
+//! `mafia sim`: N simulated tables of random legal games at once, each a
+//! closed loop (next command after the previous ack). The demo driver and
+//! the load generator.
+
+use crate::connect::Referee;
+use crate::session::{JudgeSession, Reply};
+use crate::ClientError;
+use mafia_proto::convert::{event_from_proto, request_from_header};
+use mafia_proto::v1;
+use mafia_record::{Header, RulesRef, SeatEntry, FORMAT};
+use mafia_rules::sim::{default_players, random_command, Temper};
+use mafia_rules::{Deal, Game, RuleSetId, Seat};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub tables: u32,
+    /// Games played one after another at each table.
+    pub games_per_table: u32,
+    /// Waits the simulated think time divided by `speed`; `None` = no waiting.
+    pub speed: Option<f64>,
+    pub seed: u64,
+    /// Tournament name of the simulated games (unique per run by default).
+    pub tournament: String,
+    /// Stop a table after this many commands (bounds a load test).
+    pub max_commands_per_table: usize,
+    /// Stop every table once this much time has passed (a timed load test);
+    /// games still running are left as they are.
+    pub run_for: Option<Duration>,
+}
+
+impl SimConfig {
+    pub fn new(tables: u32, seed: u64) -> Self {
+        SimConfig {
+            tables,
+            games_per_table: 1,
+            speed: None,
+            seed,
+            tournament: format!("sim-{seed}"),
+            max_commands_per_table: usize::MAX,
+            run_for: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SimReport {
+    pub games_finished: u64,
+    pub commands: u64,
+    pub reconnects: u64,
+    /// Ack latency of every accepted command.
+    pub latencies: Vec<Duration>,
+    pub elapsed: Duration,
+}
+
+impl SimReport {
+    /// The `q` quantile (0..=1) of the ack latencies.
+    pub fn quantile(&mut self, q: f64) -> Duration {
+        if self.latencies.is_empty() {
+            return Duration::ZERO;
+        }
+        self.latencies.sort_unstable();
+        let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
+        self.latencies[i]
+    }
+}
+
+fn sim_header(cfg: &SimConfig, table: u32, game: u32, rng: &mut ChaCha8Rng) -> Header {
+    let rules = RuleSetId::ALL[rng.gen_range(0..RuleSetId::ALL.len())];
+    Header {
+        format: FORMAT.to_owned(),
+        rules: RulesRef {
+            id: rules,
+            overrides: serde_json::Value::Object(Default::default()),
+        },
+        tournament: cfg.tournament.clone(),
+        stage: "sim".into(),
+        round: 1,
+        table,
+        game,
+        judge: format!("sim-judge-{table}"),
+        seats: default_players()
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| SeatEntry {
+                seat: Seat::from_index(i),
+                player_id: p.player_id,
+                nickname: p.nickname,
+            })
+            .collect(),
+        deal: Deal::Seed(rng.gen()),
+    }
+}
+
+/// Runs every table to the end of its games; fails on the first table that
+/// fails.
+pub async fn simulate_tables(referee: Referee, cfg: SimConfig) -> Result<SimReport, ClientError> {
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for table in 1..=cfg.tables {
+        let referee = referee.clone();
+        let cfg = cfg.clone();
+        set.spawn(async move { run_table(referee, &cfg, table).await });
+    }
+    let mut report = SimReport::default();
+    while let Some(r) = set.join_next().await {
+        let t = r.map_err(|e| ClientError::Protocol(format!("table task: {e}")))??;
+        report.games_finished += t.games_finished;
+        report.commands += t.commands;
+        report.reconnects += t.reconnects;
+        report.latencies.extend(t.latencies);
+    }
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+async fn run_table(
+    mut referee: Referee,
+    cfg: &SimConfig,
+    table: u32,
+) -> Result<SimReport, ClientError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ (u64::from(table) << 32));
+    let mut report = SimReport::default();
+    let fail = |reason: String| ClientError::Sim { table, reason };
+    let started = Instant::now();
+    let out_of_time = || cfg.run_for.is_some_and(|d| started.elapsed() >= d);
+    for g in 1..=cfg.games_per_table {
+        if out_of_time() {
+            break;
+        }
+        let header = sim_header(cfg, table, g, &mut rng);
+        let setup = header.setup().map_err(|e| fail(e.to_string()))?;
+        let mut at = 1_700_000_000_000 + i64::from(table) * 1000;
+        let req = request_from_header(&header, at);
+        let opened = referee
+            .with_retry(|mut c| {
+                let req = req.clone();
+                async move { c.open_game(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        // Mirror the game from the referee's history, so a rerun with the
+        // same tournament continues instead of diverging.
+        let game_id = opened.game_id.clone();
+        let history = referee
+            .with_retry(|mut c| {
+                let req = v1::GetGameRequest {
+                    game_id: game_id.clone(),
+                    audience: v1::Audience::Judge as i32,
+                };
+                async move { c.get_game(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        let events = history
+            .events
+            .iter()
+            .map(|e| event_from_proto(e).map(|l| l.envelope))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| fail(e.to_string()))?;
+        let mut game = Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?;
+        if let Some(last) = events.last() {
+            at = at.max(last.at);
+        }
+        let temper = Temper::draw(&mut rng);
+        let mut session = JudgeSession::attach(referee.clone(), &opened.game_id).await?;
+        let mut sent = 0usize;
+        while let Some(cmd) = random_command(&game, &temper, &mut rng) {
+            if sent >= cfg.max_commands_per_table || out_of_time() {
+                break;
+            }
+            let think = rng.gen_range(500..30_000);
+            at += think;
+            if let Some(x) = cfg.speed.filter(|x| *x > 0.0) {
+                tokio::time::sleep(Duration::from_secs_f64(think as f64 / 1000.0 / x)).await;
+            }
+            let t = Instant::now();
+            match session.send(at, &cmd).await? {
+                Reply::Accepted(a) => {
+                    report.latencies.push(t.elapsed());
+                    report.commands += 1;
+                    sent += 1;
+                    // The engine is deterministic: applying the command here
+                    // gives the referee's events without decoding them, and
+                    // comparing sequence numbers catches any divergence.
+                    let mine = game
+                        .apply(&cmd, at)
+                        .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
+                    let theirs: Vec<u64> = a.events.iter().map(|e| e.seq).collect();
+                    let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
+                    if theirs != ours {
+                        return Err(fail(format!(
+                            "the referee's events {theirs:?} differ from the engine's {ours:?}"
+                        )));
+                    }
+                }
+                Reply::Rejected(v) => {
+                    return Err(fail(format!(
+                        "the referee rejected a legal {cmd:?}: {} {}",
+                        v.code, v.message
+                    )))
+                }
+            }
+        }
+        report.reconnects += session.reconnects();
+        if game.is_over() {
+            report.games_finished += 1;
+        }
+    }
+    Ok(report)
+}

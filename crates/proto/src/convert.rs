@@ -1,0 +1,456 @@
+//! Conversions between protocol messages and the engine/record types.
+
+use crate::v1;
+use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_rules::{
+    Audience, Command, Deal, Envelope, Event, PenaltyKind, Prompt, Role, RuleSetId, Seat, SeatSet,
+};
+use serde_json::json;
+
+/// A protocol message that does not describe a valid engine value.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    #[error("unknown rule set {0:?}")]
+    RuleSet(String),
+    #[error("seat {0} is not 1..10")]
+    Seat(u32),
+    #[error("unknown role {0:?}")]
+    Role(String),
+    #[error("the request has no deal (cards or seed)")]
+    NoDeal,
+    #[error("rules_overrides_json: {0}")]
+    Overrides(serde_json::Error),
+    #[error("command_json: {0}")]
+    Command(serde_json::Error),
+    #[error("{0} does not fit in the engine's range")]
+    Range(&'static str),
+    #[error("the command is empty")]
+    NoCommand,
+    #[error("the penalty has no kind")]
+    NoPenaltyKind,
+}
+
+pub fn rule_set_id(s: &str) -> Result<RuleSetId, ConvertError> {
+    RuleSetId::ALL
+        .into_iter()
+        .find(|r| r.as_str() == s)
+        .ok_or_else(|| ConvertError::RuleSet(s.to_owned()))
+}
+
+fn role_name(r: Role) -> String {
+    serde_json::to_value(r)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn role(s: &str) -> Result<Role, ConvertError> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned()))
+        .map_err(|_| ConvertError::Role(s.to_owned()))
+}
+
+/// The header an `OpenGame` request describes (not yet validated against the
+/// rules: call [`Header::setup`]).
+pub fn header_from_request(r: &v1::OpenGameRequest) -> Result<Header, ConvertError> {
+    let id = rule_set_id(&r.rules)?;
+    let overrides = if r.rules_overrides_json.trim().is_empty() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        serde_json::from_str(&r.rules_overrides_json).map_err(ConvertError::Overrides)?
+    };
+    let seats = r
+        .seats
+        .iter()
+        .map(|s| {
+            let seat = u8::try_from(s.seat)
+                .ok()
+                .and_then(Seat::new)
+                .ok_or(ConvertError::Seat(s.seat))?;
+            Ok(SeatEntry {
+                seat,
+                player_id: s.player_id.clone(),
+                nickname: s.nickname.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    let deal = match &r.deal {
+        Some(v1::open_game_request::Deal::Seed(seed)) => Deal::Seed(*seed),
+        Some(v1::open_game_request::Deal::Cards(c)) => {
+            Deal::Cards(c.roles.iter().map(|s| role(s)).collect::<Result<_, _>>()?)
+        }
+        None => return Err(ConvertError::NoDeal),
+    };
+    Ok(Header {
+        format: FORMAT.to_owned(),
+        rules: RulesRef { id, overrides },
+        tournament: r.tournament.clone(),
+        stage: r.stage.clone(),
+        round: r.round,
+        table: r.table,
+        game: r.game,
+        judge: r.judge.clone(),
+        seats,
+        deal,
+    })
+}
+
+/// The `OpenGame` request for a header (e.g. a record's first line).
+pub fn request_from_header(h: &Header, at: i64) -> v1::OpenGameRequest {
+    let overrides = if h.rules.overrides.as_object().is_some_and(|o| o.is_empty()) {
+        String::new()
+    } else {
+        h.rules.overrides.to_string()
+    };
+    v1::OpenGameRequest {
+        tournament: h.tournament.clone(),
+        stage: h.stage.clone(),
+        round: h.round,
+        table: h.table,
+        game: h.game,
+        judge: h.judge.clone(),
+        rules: h.rules.id.as_str().to_owned(),
+        rules_overrides_json: overrides,
+        seats: h
+            .seats
+            .iter()
+            .map(|s| v1::SeatEntry {
+                seat: u32::from(s.seat.number()),
+                player_id: s.player_id.clone(),
+                nickname: s.nickname.clone(),
+            })
+            .collect(),
+        deal: Some(match &h.deal {
+            Deal::Seed(s) => v1::open_game_request::Deal::Seed(*s),
+            Deal::Cards(c) => v1::open_game_request::Deal::Cards(v1::DealCards {
+                roles: c.iter().map(|r| role_name(*r)).collect(),
+            }),
+        }),
+        at,
+    }
+}
+
+pub fn audience_from_proto(a: v1::Audience) -> Option<Audience> {
+    match a {
+        v1::Audience::Unspecified => None,
+        v1::Audience::Public => Some(Audience::Public),
+        v1::Audience::Broadcast => Some(Audience::Broadcast),
+        v1::Audience::Judge => Some(Audience::Judge),
+    }
+}
+
+/// The type tag of an event's JSON form (`"nominated"`, …).
+pub fn event_type(e: &Event) -> String {
+    tag_of(&serde_json::to_string(e).unwrap_or_default()).to_owned()
+}
+
+/// The `type` tag of an event's JSON. serde writes an internally tagged
+/// enum's tag first, so it is read off the front instead of parsing it all.
+fn tag_of(json: &str) -> &str {
+    json.strip_prefix("{\"type\":\"")
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+}
+
+/// An envelope (already filtered for its audience) as a protocol event.
+pub fn event_to_proto(env: &Envelope, client_seq: Option<u64>) -> v1::Event {
+    let json = serde_json::to_string(&env.event).unwrap_or_default();
+    v1::Event {
+        seq: u64::from(env.seq),
+        cmd: env.cmd,
+        at: env.at,
+        r#type: tag_of(&json).to_owned(),
+        json,
+        client_seq: client_seq.unwrap_or(0),
+    }
+}
+
+/// A protocol event back into the stored form.
+pub fn event_from_proto(e: &v1::Event) -> Result<LoggedEvent, serde_json::Error> {
+    Ok(LoggedEvent {
+        client_seq: (e.client_seq != 0).then_some(e.client_seq),
+        envelope: Envelope {
+            seq: u32::try_from(e.seq).unwrap_or(u32::MAX),
+            cmd: e.cmd,
+            at: e.at,
+            event: serde_json::from_str(&e.json)?,
+        },
+    })
+}
+
+pub fn violation_to_proto(v: &mafia_rules::Violation) -> v1::Violation {
+    v1::Violation {
+        code: v.code.as_str().to_owned(),
+        clause: v.clause.clone(),
+        message: v.message.clone(),
+        message_ru: v.message_ru.clone(),
+    }
+}
+
+pub fn command_from_json(s: &str) -> Result<Command, ConvertError> {
+    serde_json::from_str(s).map_err(ConvertError::Command)
+}
+
+pub fn command_to_json(c: &Command) -> String {
+    serde_json::to_string(c).expect("commands serialize")
+}
+
+/// A typed protocol command as the engine's command; the engine's own
+/// deserializer checks seats (1..10, no repeats), as for JSON.
+pub fn command_from_proto(c: &v1::Command) -> Result<Command, ConvertError> {
+    use v1::command::Kind as K;
+    let seat = |ty: &str, a: &v1::SeatArg| json!({"type": ty, "seat": a.seat});
+    let v = match c.kind.as_ref().ok_or(ConvertError::NoCommand)? {
+        K::NextStep(_) => json!({"type": "next_step"}),
+        K::StartSpeech(a) => seat("start_speech", a),
+        K::EndSpeech(a) => json!({"type": "end_speech", "seat": a.seat, "timeout": a.timeout}),
+        K::Nominate(a) => json!({"type": "nominate", "by": a.by, "target": a.target}),
+        K::Withdraw(a) => json!({"type": "withdraw", "by": a.seat}),
+        K::Foul(a) => seat("foul", a),
+        K::TechnicalFoul(a) => seat("technical_foul", a),
+        K::Penalty(a) => {
+            let kind = match v1::PenaltyKind::try_from(a.kind) {
+                Ok(v1::PenaltyKind::Small) => "small",
+                Ok(v1::PenaltyKind::Big) => "big",
+                _ => return Err(ConvertError::NoPenaltyKind),
+            };
+            json!({"type": "penalty", "seat": a.seat, "kind": kind})
+        }
+        K::YellowCard(a) => seat("yellow_card", a),
+        K::Disqualify(a) => seat("disqualify", a),
+        K::OppositeTeamVictory(a) => seat("opposite_team_victory", a),
+        K::VoteCall(a) => json!({"type": "vote_call", "yes": a.seats}),
+        K::Vote(a) => json!({"type": "vote", "nominee": a.nominee, "hands": a.hands}),
+        K::Ballot(a) => json!({"type": "ballot", "voter": a.voter, "target": a.target}),
+        K::Lift(a) => json!({"type": "lift", "hands": a.seats}),
+        K::EndLastWords(a) => seat("end_last_words", a),
+        K::Shot(a) => json!({"type": "shot", "by": a.by, "target": a.target}),
+        K::DonCheck(a) => json!({"type": "don_check", "target": a.target}),
+        K::SheriffCheck(a) => json!({"type": "sheriff_check", "target": a.target}),
+        K::BeautyPick(a) => json!({"type": "beauty_pick", "target": a.target}),
+        K::BestMove(a) => json!({"type": "best_move", "seat": a.seat, "named": a.named}),
+        K::Undo(_) => json!({"type": "undo"}),
+    };
+    serde_json::from_value(v).map_err(ConvertError::Command)
+}
+
+/// The engine's command as a typed protocol command.
+pub fn command_to_proto(c: &Command) -> v1::Command {
+    use v1::command::Kind as K;
+    let n = |s: Seat| u32::from(s.number());
+    let arg = |s: Seat| v1::SeatArg { seat: n(s) };
+    let target = |t: Option<Seat>| v1::TargetArg { target: t.map(n) };
+    let seats = |s: SeatSet| s.iter().map(n).collect::<Vec<_>>();
+    let kind = match *c {
+        Command::NextStep => K::NextStep(v1::NoArgs {}),
+        Command::StartSpeech { seat } => K::StartSpeech(arg(seat)),
+        Command::EndSpeech { seat, timeout } => K::EndSpeech(v1::EndSpeech {
+            seat: n(seat),
+            timeout,
+        }),
+        Command::Nominate { by, target } => K::Nominate(v1::Nominate {
+            by: n(by),
+            target: n(target),
+        }),
+        Command::Withdraw { by } => K::Withdraw(arg(by)),
+        Command::Foul { seat } => K::Foul(arg(seat)),
+        Command::TechnicalFoul { seat } => K::TechnicalFoul(arg(seat)),
+        Command::Penalty { seat, kind } => K::Penalty(v1::Penalty {
+            seat: n(seat),
+            kind: match kind {
+                PenaltyKind::Small => v1::PenaltyKind::Small,
+                PenaltyKind::Big => v1::PenaltyKind::Big,
+            } as i32,
+        }),
+        Command::YellowCard { seat } => K::YellowCard(arg(seat)),
+        Command::Disqualify { seat } => K::Disqualify(arg(seat)),
+        Command::OppositeTeamVictory { seat } => K::OppositeTeamVictory(arg(seat)),
+        Command::VoteCall { yes } => K::VoteCall(v1::Seats { seats: seats(yes) }),
+        Command::Vote { nominee, hands } => K::Vote(v1::Vote {
+            nominee: n(nominee),
+            hands: seats(hands),
+        }),
+        Command::Ballot { voter, target } => K::Ballot(v1::Ballot {
+            voter: n(voter),
+            target: target.map(n),
+        }),
+        Command::Lift { hands } => K::Lift(v1::Seats {
+            seats: seats(hands),
+        }),
+        Command::EndLastWords { seat } => K::EndLastWords(arg(seat)),
+        Command::Shot { by, target } => K::Shot(v1::Shot {
+            by: n(by),
+            target: target.map(n),
+        }),
+        Command::DonCheck { target: t } => K::DonCheck(target(t)),
+        Command::SheriffCheck { target: t } => K::SheriffCheck(target(t)),
+        Command::BeautyPick { target: t } => K::BeautyPick(target(t)),
+        Command::BestMove { seat, named } => K::BestMove(v1::BestMove {
+            seat: n(seat),
+            named: named.iter().map(n).collect(),
+        }),
+        Command::Undo => K::Undo(v1::NoArgs {}),
+    };
+    v1::Command { kind: Some(kind) }
+}
+
+pub fn prompt_from_json(s: &str) -> Option<Prompt> {
+    (!s.is_empty())
+        .then(|| serde_json::from_str(s).ok())
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mafia_rules::sim::default_players;
+
+    fn header(deal: Deal) -> Header {
+        Header {
+            format: FORMAT.into(),
+            rules: RulesRef {
+                id: RuleSetId::Ua,
+                overrides: serde_json::json!({}),
+            },
+            tournament: "cup".into(),
+            stage: "final".into(),
+            round: 2,
+            table: 3,
+            game: 4,
+            judge: "J".into(),
+            seats: default_players()
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| SeatEntry {
+                    seat: Seat::new(i as u8 + 1).unwrap(),
+                    player_id: p.player_id,
+                    nickname: p.nickname,
+                })
+                .collect(),
+            deal,
+        }
+    }
+
+    #[test]
+    fn a_header_survives_the_open_game_request_both_ways() {
+        let cards = mafia_rules::Setup::new(
+            mafia_rules::RuleSet::preset(RuleSetId::Ua),
+            default_players(),
+            Deal::Seed(9),
+        )
+        .unwrap()
+        .roles()
+        .to_vec();
+        for deal in [Deal::Seed(7), Deal::Cards(cards)] {
+            let h = header(deal);
+            let back = header_from_request(&request_from_header(&h, 5)).unwrap();
+            assert_eq!(back, h);
+            back.setup().unwrap();
+        }
+    }
+
+    #[test]
+    fn an_unknown_rule_set_is_refused() {
+        let mut r = request_from_header(&header(Deal::Seed(1)), 0);
+        r.rules = "chess".into();
+        assert!(matches!(
+            header_from_request(&r),
+            Err(ConvertError::RuleSet(_))
+        ));
+    }
+
+    #[test]
+    fn every_command_survives_the_typed_form() {
+        let s = |n| Seat::new(n).unwrap();
+        let set: SeatSet = [s(2), s(5)].into_iter().collect();
+        let list: mafia_rules::SeatList = [s(4), s(1), s(9)].into_iter().collect();
+        let all = [
+            Command::NextStep,
+            Command::StartSpeech { seat: s(1) },
+            Command::EndSpeech {
+                seat: s(2),
+                timeout: true,
+            },
+            Command::Nominate {
+                by: s(1),
+                target: s(3),
+            },
+            Command::Withdraw { by: s(4) },
+            Command::Foul { seat: s(5) },
+            Command::TechnicalFoul { seat: s(6) },
+            Command::Penalty {
+                seat: s(7),
+                kind: PenaltyKind::Big,
+            },
+            Command::YellowCard { seat: s(8) },
+            Command::Disqualify { seat: s(9) },
+            Command::OppositeTeamVictory { seat: s(10) },
+            Command::VoteCall { yes: set },
+            Command::Vote {
+                nominee: s(3),
+                hands: set,
+            },
+            Command::Ballot {
+                voter: s(1),
+                target: None,
+            },
+            Command::Ballot {
+                voter: s(1),
+                target: Some(s(2)),
+            },
+            Command::Lift { hands: set },
+            Command::EndLastWords { seat: s(2) },
+            Command::Shot {
+                by: s(3),
+                target: None,
+            },
+            Command::Shot {
+                by: s(3),
+                target: Some(s(4)),
+            },
+            Command::DonCheck { target: Some(s(5)) },
+            Command::SheriffCheck { target: None },
+            Command::BeautyPick { target: Some(s(6)) },
+            Command::BestMove {
+                seat: s(1),
+                named: list,
+            },
+            Command::Undo,
+        ];
+        for c in all {
+            assert_eq!(command_from_proto(&command_to_proto(&c)).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn a_typed_command_with_a_bad_seat_is_refused() {
+        let c = v1::Command {
+            kind: Some(v1::command::Kind::Foul(v1::SeatArg { seat: 11 })),
+        };
+        assert!(matches!(
+            command_from_proto(&c),
+            Err(ConvertError::Command(_))
+        ));
+        assert!(matches!(
+            command_from_proto(&v1::Command::default()),
+            Err(ConvertError::NoCommand)
+        ));
+    }
+
+    #[test]
+    fn events_keep_their_type_tag_and_round_trip() {
+        let env = Envelope {
+            seq: 3,
+            cmd: 2,
+            at: 10,
+            event: Event::Nominated {
+                by: Seat::new(1).unwrap(),
+                target: Seat::new(2).unwrap(),
+            },
+        };
+        let p = event_to_proto(&env, Some(2));
+        assert_eq!(p.r#type, "nominated");
+        let back = event_from_proto(&p).unwrap();
+        assert_eq!(back.envelope, env);
+        assert_eq!(back.client_seq, Some(2));
+    }
+}

@@ -1,0 +1,662 @@
+//! The games this referee owns: each one loaded from the event log under a
+//! lease, advanced by judges' commands, and appended to the log (with the
+//! lease's fence) before any reply goes out.
+
+use crate::error::RefereeError;
+use crate::keys::log_key;
+use crate::metrics::Metrics;
+use bytes::Bytes;
+use futures::StreamExt;
+use mafia_event_log::{EventLog, LogError};
+use mafia_proto::convert::{event_to_proto, violation_to_proto};
+use mafia_proto::v1;
+use mafia_record::{Header, LoggedEvent};
+use mafia_rules::view::events_for;
+use mafia_rules::{Audience, Command, Envelope, Event, Game, Step};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::Mutex as AsyncMutex;
+
+/// Events read from the log per call while loading a game.
+const READ_PAGE: usize = 1024;
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// One game as this referee holds it.
+pub struct Slot {
+    pub game_id: String,
+    pub key: String,
+    pub header: Arc<Header>,
+    game: Game,
+    events: Vec<LoggedEvent>,
+    /// `acks[k - 1]` = the range of `events` produced by client_seq `k`.
+    acks: Vec<Range<u32>>,
+    fence: u64,
+    last_used: Instant,
+}
+
+impl Slot {
+    pub fn last_client_seq(&self) -> u64 {
+        self.acks.len() as u64
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.game.is_over()
+    }
+
+    pub fn state(&self, audience: Audience) -> v1::GameState {
+        state_of(&self.game_id, &self.game, self.last_client_seq(), audience)
+    }
+
+    fn events_of(&self, client_seq: u64) -> &[LoggedEvent] {
+        let r = self.acks[(client_seq - 1) as usize].clone();
+        &self.events[r.start as usize..r.end as usize]
+    }
+
+    fn record(&mut self, logged: LoggedEvent) {
+        if let Some(k) = logged.client_seq {
+            // Client seqs are contiguous from 1; tolerate holes from other
+            // writers by giving the missing seqs no events.
+            let at = self.events.len() as u32;
+            while (self.acks.len() as u64) < k {
+                self.acks.push(at..at);
+            }
+            if let Some(r) = self.acks.get_mut((k - 1) as usize) {
+                if r.start == r.end {
+                    *r = at..at;
+                }
+                r.end = at + 1;
+            }
+        }
+        self.events.push(logged);
+    }
+
+    /// The `Accepted` reply for an already applied client_seq.
+    pub fn ack_again(&self, client_seq: u64, duplicate: bool, replayed: bool) -> v1::Accepted {
+        let events = self.events_of(client_seq);
+        v1::Accepted {
+            client_seq,
+            events: events
+                .iter()
+                .map(|e| event_to_proto(&e.envelope, e.client_seq))
+                .collect(),
+            state: (!replayed).then(|| self.state(Audience::Judge)),
+            duplicate,
+            replayed,
+        }
+    }
+
+    /// All events as `audience` sees them.
+    pub fn events_for(&self, audience: Audience) -> Vec<v1::Event> {
+        filtered(&self.events, audience, self.game.is_over())
+    }
+}
+
+pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<v1::Event> {
+    events
+        .iter()
+        .filter_map(|e| {
+            let shown = events_for(audience, std::slice::from_ref(&e.envelope), over);
+            shown.first().map(|env| event_to_proto(env, e.client_seq))
+        })
+        .collect()
+}
+
+pub fn state_of(
+    game_id: &str,
+    game: &Game,
+    last_client_seq: u64,
+    audience: Audience,
+) -> v1::GameState {
+    let view = game.view(audience);
+    let winner = match game.result() {
+        Some(o) => match o.winner {
+            Some(t) => serde_json::to_value(t)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            None => "draw".to_owned(),
+        },
+        None => String::new(),
+    };
+    v1::GameState {
+        game_id: game_id.to_owned(),
+        seq: u64::from(game.seq()),
+        last_client_seq,
+        over: game.is_over(),
+        view_json: serde_json::to_string(&view).unwrap_or_default(),
+        prompt_json: if audience == Audience::Judge {
+            serde_json::to_string(&game.expected()).unwrap_or_default()
+        } else {
+            String::new()
+        },
+        winner,
+    }
+}
+
+/// Whether an event marks the end of a game's history.
+pub fn is_final(e: &Event) -> bool {
+    matches!(e, Event::StepStarted { step: Step::Ended })
+}
+
+/// The outcome of one submitted command.
+pub enum Outcome {
+    Accepted(v1::Accepted),
+    Rejected(v1::Rejected),
+    /// The client skipped sequence numbers: a client bug, ends the stream.
+    Gap {
+        expected: u64,
+        got: u64,
+    },
+}
+
+type Entry = Arc<AsyncMutex<Option<Slot>>>;
+
+/// The registry of loaded games.
+pub struct Games {
+    log: Arc<dyn EventLog>,
+    owner: String,
+    lease_ttl: Duration,
+    metrics: Arc<Metrics>,
+    slots: Mutex<HashMap<String, Entry>>,
+    headers: Mutex<HashMap<String, Arc<Header>>>,
+}
+
+impl Games {
+    pub fn new(
+        log: Arc<dyn EventLog>,
+        owner: String,
+        lease_ttl: Duration,
+        metrics: Arc<Metrics>,
+    ) -> Games {
+        Games {
+            log,
+            owner,
+            lease_ttl,
+            metrics,
+            slots: Mutex::new(HashMap::new()),
+            headers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn log(&self) -> &Arc<dyn EventLog> {
+        &self.log
+    }
+
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    fn entry(&self, game_id: &str) -> Entry {
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(game_id.to_owned())
+            .or_default()
+            .clone()
+    }
+
+    /// The game's header, from memory or the log.
+    pub async fn header(&self, game_id: &str) -> Result<Arc<Header>, RefereeError> {
+        if let Some(h) = self
+            .headers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(game_id)
+        {
+            return Ok(h.clone());
+        }
+        let key = log_key(game_id)?;
+        let bytes = self
+            .log
+            .header(&key)
+            .await?
+            .ok_or_else(|| RefereeError::UnknownGame(game_id.to_owned()))?;
+        let header: Header = serde_json::from_slice(&bytes).map_err(|e| RefereeError::Corrupt {
+            game: game_id.to_owned(),
+            reason: format!("header: {e}"),
+        })?;
+        let header = Arc::new(header);
+        self.headers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(game_id.to_owned(), header.clone());
+        Ok(header)
+    }
+
+    /// Creates the game in the log (idempotently) and loads it here.
+    /// Returns whether it was newly created, and its state for the judge.
+    pub async fn open(
+        &self,
+        header: Header,
+        at: i64,
+    ) -> Result<(bool, v1::GameState), RefereeError> {
+        header
+            .setup()
+            .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
+        let game_id = header.game_id();
+        let key = log_key(&game_id)?;
+        let bytes = serde_json::to_vec(&header).expect("headers serialize");
+        let created = match self.log.create_game(&key, &bytes).await {
+            Ok(c) => c,
+            Err(LogError::HeaderMismatch { .. }) => {
+                return Err(RefereeError::HeaderMismatch(game_id))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let entry = self.entry(&game_id);
+        let mut guard = entry.lock().await;
+        let slot = self.ensure_loaded(&mut guard, &game_id, at).await?;
+        Ok((created, slot.state(Audience::Judge)))
+    }
+
+    /// Loads the game under a lease unless this referee holds it already.
+    async fn ensure_loaded<'a>(
+        &self,
+        guard: &'a mut Option<Slot>,
+        game_id: &str,
+        at: i64,
+    ) -> Result<&'a mut Slot, RefereeError> {
+        if guard.is_none() {
+            *guard = Some(self.load(game_id, at).await?);
+            self.metrics.open_games(1);
+        }
+        let slot = guard.as_mut().expect("just loaded");
+        slot.last_used = Instant::now();
+        Ok(slot)
+    }
+
+    async fn load(&self, game_id: &str, at: i64) -> Result<Slot, RefereeError> {
+        let header = self.header(game_id).await?;
+        let key = log_key(game_id)?;
+        let setup = header.setup().map_err(|e| RefereeError::Corrupt {
+            game: game_id.to_owned(),
+            reason: format!("stored header: {e}"),
+        })?;
+        let lease = match self
+            .log
+            .acquire_lease(&key, &self.owner, self.lease_ttl)
+            .await
+        {
+            Ok(l) => l,
+            Err(LogError::LeaseHeld { owner, expires_in }) => {
+                return Err(RefereeError::OwnedElsewhere {
+                    game: game_id.to_owned(),
+                    owner,
+                    ms: expires_in.as_millis(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let events = read_all(self.log.as_ref(), game_id, &key).await?;
+        let mut slot = Slot {
+            game_id: game_id.to_owned(),
+            key: key.clone(),
+            header: header.clone(),
+            game: Game::replay(setup.clone(), events.iter().map(|e| &e.envelope)).map_err(|e| {
+                RefereeError::Corrupt {
+                    game: game_id.to_owned(),
+                    reason: e.to_string(),
+                }
+            })?,
+            events: Vec::with_capacity(events.len().max(256)),
+            acks: Vec::new(),
+            fence: lease.fence,
+            last_used: Instant::now(),
+        };
+        for e in events {
+            slot.record(e);
+        }
+        if slot.events.is_empty() {
+            // A new game (or one whose opening was cut short between
+            // create and append): deal and open night 0.
+            let at = if at == 0 { now_ms() } else { at };
+            let (game, opening) = Game::new(setup, at);
+            let logged: Vec<LoggedEvent> = opening
+                .into_iter()
+                .map(|envelope| LoggedEvent {
+                    client_seq: None,
+                    envelope,
+                })
+                .collect();
+            self.append(&key, 0, slot.fence, &logged).await?;
+            slot.game = game;
+            for e in logged {
+                slot.record(e);
+            }
+        }
+        tracing::info!(
+            game = %game_id,
+            tournament = %header.tournament,
+            table = header.table,
+            fence = slot.fence,
+            events = slot.events.len(),
+            "game loaded"
+        );
+        Ok(slot)
+    }
+
+    async fn append(
+        &self,
+        key: &str,
+        expected_last: u64,
+        fence: u64,
+        events: &[LoggedEvent],
+    ) -> Result<(), LogError> {
+        let payloads: Vec<Bytes> = events
+            .iter()
+            .map(|e| Bytes::from(serde_json::to_vec(e).expect("events serialize")))
+            .collect();
+        let t = Instant::now();
+        let r = self.log.append(key, expected_last, fence, &payloads).await;
+        self.metrics.append_latency(t.elapsed());
+        r.map(|_| ())
+    }
+
+    /// Attaches a judge: the current state, then the accepted replies after
+    /// `last_acked`.
+    pub async fn attach(
+        &self,
+        game_id: &str,
+        last_acked: u64,
+    ) -> Result<Vec<v1::RefereeReply>, RefereeError> {
+        let entry = self.entry(game_id);
+        let mut guard = entry.lock().await;
+        let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
+        let mut out = vec![reply_attached(slot.state(Audience::Judge))];
+        for k in last_acked.saturating_add(1)..=slot.last_client_seq() {
+            out.push(reply_accepted(slot.ack_again(k, false, true)));
+        }
+        Ok(out)
+    }
+
+    /// Applies one command: stored before the reply is built.
+    pub async fn submit(
+        &self,
+        game_id: &str,
+        client_seq: u64,
+        at: i64,
+        cmd: &Command,
+    ) -> Result<Outcome, RefereeError> {
+        let entry = self.entry(game_id);
+        let mut guard = entry.lock().await;
+        let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
+        let last = slot.last_client_seq();
+        if client_seq <= last {
+            self.metrics.duplicate();
+            return Ok(Outcome::Accepted(slot.ack_again(client_seq, true, false)));
+        }
+        if client_seq != last + 1 {
+            return Ok(Outcome::Gap {
+                expected: last + 1,
+                got: client_seq,
+            });
+        }
+        let at = if at == 0 { now_ms() } else { at };
+        // Applied to a copy, so a failed append leaves the game as stored.
+        let mut next = slot.game.clone();
+        let envelopes = match next.apply(cmd, at) {
+            Ok(e) => e,
+            Err(v) => {
+                self.metrics.rejected(v.code.as_str());
+                return Ok(Outcome::Rejected(v1::Rejected {
+                    client_seq,
+                    violation: Some(violation_to_proto(&v)),
+                }));
+            }
+        };
+        let logged: Vec<LoggedEvent> = envelopes
+            .into_iter()
+            .map(|envelope| LoggedEvent {
+                client_seq: Some(client_seq),
+                envelope,
+            })
+            .collect();
+        if logged.is_empty() {
+            // The engine emits at least one event per accepted command; if it
+            // ever did not, nothing could record the client_seq durably.
+            tracing::warn!(game = %game_id, client_seq, "accepted command produced no events");
+        } else {
+            let expected = u64::from(slot.game.seq());
+            if let Err(e) = self.append(&slot.key, expected, slot.fence, &logged).await {
+                tracing::warn!(game = %game_id, error = %e, "append failed; dropping the game");
+                // Whatever happened, the stored history is the truth: reload
+                // it (under a fresh lease) on the next call.
+                *guard = None;
+                self.metrics.open_games(-1);
+                return Err(match e {
+                    LogError::Fenced { .. }
+                    | LogError::LeaseLost { .. }
+                    | LogError::Conflict { .. } => RefereeError::LeaseLost(game_id.to_owned()),
+                    other => RefereeError::Log(other),
+                });
+            }
+        }
+        slot.game = next;
+        let at_idx = slot.events.len() as u32;
+        for e in logged {
+            slot.record(e);
+        }
+        if slot.acks.len() as u64 != client_seq {
+            slot.acks.push(at_idx..at_idx);
+        }
+        self.metrics.accepted();
+        let reply = slot.ack_again(client_seq, false, false);
+        if slot.is_over() {
+            // Finished games need no owner: free the lease and the memory;
+            // a late re-send reloads it from the log.
+            let (key, fence) = (slot.key.clone(), slot.fence);
+            *guard = None;
+            self.metrics.open_games(-1);
+            self.forget_slot(game_id);
+            if let Err(e) = self.log.release_lease(&key, &self.owner, fence).await {
+                tracing::debug!(game = %game_id, error = %e, "lease release failed");
+            }
+        }
+        Ok(Outcome::Accepted(reply))
+    }
+
+    fn forget_slot(&self, game_id: &str) {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        // Only when nobody else is waiting on it (the map holds one Arc and
+        // the caller's guard another).
+        if slots
+            .get(game_id)
+            .is_some_and(|e| Arc::strong_count(e) <= 2)
+        {
+            slots.remove(game_id);
+        }
+    }
+
+    /// The game for reading: this referee's copy if it owns it, else a
+    /// read-only replay of the log (no lease).
+    pub async fn read(
+        &self,
+        game_id: &str,
+        audience: Audience,
+    ) -> Result<(v1::GameState, Vec<v1::Event>), RefereeError> {
+        let existing = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(game_id)
+            .cloned();
+        if let Some(entry) = existing {
+            let guard = entry.lock().await;
+            if let Some(slot) = guard.as_ref() {
+                return Ok((slot.state(audience), slot.events_for(audience)));
+            }
+        }
+        let header = self.header(game_id).await?;
+        let key = log_key(game_id)?;
+        let events = read_all(self.log.as_ref(), game_id, &key).await?;
+        let setup = header.setup().map_err(|e| RefereeError::Corrupt {
+            game: game_id.to_owned(),
+            reason: format!("stored header: {e}"),
+        })?;
+        let game = Game::replay(setup, events.iter().map(|e| &e.envelope)).map_err(|e| {
+            RefereeError::Corrupt {
+                game: game_id.to_owned(),
+                reason: e.to_string(),
+            }
+        })?;
+        let last_client_seq = events
+            .iter()
+            .filter_map(|e| e.client_seq)
+            .max()
+            .unwrap_or(0);
+        Ok((
+            state_of(game_id, &game, last_client_seq, audience),
+            filtered(&events, audience, game.is_over()),
+        ))
+    }
+
+    /// Renews every held lease; drops games whose lease was lost, and those
+    /// idle for longer than `idle` (releasing their lease). The game's lock
+    /// is not held during the renewal call, so commands never wait on it.
+    pub async fn renew_leases(&self, idle: Duration) {
+        let entries: Vec<(String, Entry)> = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        // Concurrently, so a referee with thousands of games still renews
+        // each one well within its TTL.
+        futures::stream::iter(entries)
+            .for_each_concurrent(64, |(game_id, entry)| self.renew_one(game_id, entry, idle))
+            .await;
+    }
+
+    async fn renew_one(&self, game_id: String, entry: Entry, idle: Duration) {
+        let (key, fence) = {
+            let mut guard = entry.lock().await;
+            let Some(slot) = guard.as_ref() else { return };
+            let (key, fence) = (slot.key.clone(), slot.fence);
+            if slot.last_used.elapsed() > idle {
+                *guard = None;
+                self.metrics.open_games(-1);
+                drop(guard);
+                let _ = self.log.release_lease(&key, &self.owner, fence).await;
+                tracing::debug!(game = %game_id, "idle game unloaded");
+                return;
+            }
+            (key, fence)
+        };
+        match self
+            .log
+            .renew_lease(&key, &self.owner, fence, self.lease_ttl)
+            .await
+        {
+            Ok(_) => {}
+            Err(LogError::LeaseLost { .. }) => {
+                tracing::warn!(game = %game_id, "lease lost to another referee");
+                let mut guard = entry.lock().await;
+                if guard.as_ref().is_some_and(|s| s.fence == fence) {
+                    *guard = None;
+                    self.metrics.open_games(-1);
+                }
+            }
+            Err(e) => tracing::warn!(game = %game_id, error = %e, "lease renewal failed"),
+        }
+    }
+
+    /// Releases every lease, so another referee can take over at once.
+    pub async fn release_all(&self) {
+        let entries: Vec<Entry> = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(_, v)| v)
+            .collect();
+        for entry in entries {
+            let mut guard = entry.lock().await;
+            if let Some(slot) = guard.take() {
+                self.metrics.open_games(-1);
+                let _ = self
+                    .log
+                    .release_lease(&slot.key, &self.owner, slot.fence)
+                    .await;
+            }
+        }
+    }
+}
+
+/// Every stored event of a game, decoded.
+pub async fn read_all(
+    log: &dyn EventLog,
+    game_id: &str,
+    key: &str,
+) -> Result<Vec<LoggedEvent>, RefereeError> {
+    read_from(log, game_id, key, 1, usize::MAX).await
+}
+
+/// Up to `max` stored events from `from_seq`, decoded.
+pub async fn read_from(
+    log: &dyn EventLog,
+    game_id: &str,
+    key: &str,
+    from_seq: u64,
+    max: usize,
+) -> Result<Vec<LoggedEvent>, RefereeError> {
+    let mut out = Vec::new();
+    let mut next = from_seq.max(1);
+    while out.len() < max {
+        let page = log.read(key, next, READ_PAGE.min(max - out.len())).await?;
+        let n = page.len();
+        for e in page {
+            let logged: LoggedEvent =
+                serde_json::from_slice(&e.payload).map_err(|err| RefereeError::Corrupt {
+                    game: game_id.to_owned(),
+                    reason: format!("event {}: {err}", e.seq),
+                })?;
+            next = e.seq + 1;
+            out.push(logged);
+        }
+        if n < READ_PAGE {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+pub fn decode(game_id: &str, seq: u64, payload: &[u8]) -> Result<LoggedEvent, RefereeError> {
+    serde_json::from_slice(payload).map_err(|err| RefereeError::Corrupt {
+        game: game_id.to_owned(),
+        reason: format!("event {seq}: {err}"),
+    })
+}
+
+pub fn reply_attached(state: v1::GameState) -> v1::RefereeReply {
+    v1::RefereeReply {
+        kind: Some(v1::referee_reply::Kind::Attached(v1::Attached {
+            state: Some(state),
+        })),
+    }
+}
+
+pub fn reply_accepted(a: v1::Accepted) -> v1::RefereeReply {
+    v1::RefereeReply {
+        kind: Some(v1::referee_reply::Kind::Accepted(a)),
+    }
+}
+
+pub fn reply_rejected(r: v1::Rejected) -> v1::RefereeReply {
+    v1::RefereeReply {
+        kind: Some(v1::referee_reply::Kind::Rejected(r)),
+    }
+}
+
+/// Event envelopes of logged events.
+pub fn envelopes(events: &[LoggedEvent]) -> impl Iterator<Item = &Envelope> {
+    events.iter().map(|e| &e.envelope)
+}

@@ -1,0 +1,165 @@
+//! `mafia-referee`: serves the referee over gRPC.
+
+use anyhow::{bail, Context};
+use clap::{Parser, ValueEnum};
+use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
+use mafia_referee::{server, AuthConfig, RefereeOptions};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Store {
+    /// A local redb file (one referee per file).
+    Embedded,
+    /// A Redis server shared by several referees.
+    Redis,
+}
+
+/// The referee: judges stream games to it over gRPC; every accepted event is
+/// stored before its acknowledgement.
+#[derive(Parser, Debug)]
+#[command(name = "mafia-referee", version)]
+struct Args {
+    /// gRPC listen address.
+    #[arg(long, env = "MAFIA_REFEREE_LISTEN", default_value = "127.0.0.1:50051")]
+    listen: String,
+    /// Prometheus `/metrics` listen address; empty to disable.
+    #[arg(long, env = "MAFIA_REFEREE_METRICS", default_value = "127.0.0.1:9464")]
+    metrics_listen: String,
+    /// Event log backend.
+    #[arg(
+        long,
+        env = "MAFIA_REFEREE_STORE",
+        value_enum,
+        default_value = "embedded"
+    )]
+    store: Store,
+    /// Database file of the embedded store.
+    #[arg(long, env = "MAFIA_REFEREE_DB", default_value = "mafia-referee.redb")]
+    db: String,
+    /// Redis URL of the redis store.
+    #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379/")]
+    redis_url: String,
+    /// Prefix of every Redis key.
+    #[arg(long, env = "MAFIA_REFEREE_REDIS_PREFIX", default_value = "mafia")]
+    redis_prefix: String,
+    /// Token file (JSON: {"chief_tokens": [..], "judges": [{"token", "tables"}]}).
+    #[arg(long, env = "MAFIA_REFEREE_AUTH")]
+    auth: Option<String>,
+    /// Chief-judge tokens, comma separated (added to the file's).
+    #[arg(
+        long,
+        env = "MAFIA_REFEREE_CHIEF_TOKENS",
+        default_value = "",
+        hide_env_values = true
+    )]
+    chief_tokens: String,
+    /// Table-judge tokens: "TOKEN=T1,T2;TOKEN2=T3" (added to the file's).
+    #[arg(
+        long,
+        env = "MAFIA_REFEREE_JUDGE_TOKENS",
+        default_value = "",
+        hide_env_values = true
+    )]
+    judge_tokens: String,
+    /// Lease time to live in ms: how long a crashed referee blocks its games.
+    #[arg(long, env = "MAFIA_REFEREE_LEASE_MS", default_value_t = 3000)]
+    lease_ms: u64,
+    /// This referee's lease owner name (default: referee-PID-NANOS).
+    #[arg(long, env = "MAFIA_REFEREE_OWNER")]
+    owner: Option<String>,
+    /// Largest accepted gRPC message in bytes.
+    #[arg(long, env = "MAFIA_REFEREE_MAX_MESSAGE_BYTES", default_value_t = 65536)]
+    max_message_bytes: usize,
+    /// PEM certificate chain: serve TLS (needs --tls-key).
+    #[arg(long, env = "MAFIA_REFEREE_TLS_CERT")]
+    tls_cert: Option<String>,
+    /// PEM private key for --tls-cert.
+    #[arg(long, env = "MAFIA_REFEREE_TLS_KEY")]
+    tls_key: Option<String>,
+    /// Log JSON lines instead of text (filter with RUST_LOG, default info).
+    #[arg(long, env = "MAFIA_REFEREE_LOG_JSON")]
+    log_json: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    // Logs go to stderr: stdout carries the "listening on" line for scripts.
+    let logs = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter);
+    if args.log_json {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
+
+    let mut auth = match &args.auth {
+        Some(path) => AuthConfig::from_file(path)?,
+        None => AuthConfig::default(),
+    };
+    auth.extend_from_env(&args.chief_tokens, &args.judge_tokens)?;
+    if auth.chief_tokens.is_empty() && auth.judges.is_empty() {
+        bail!("no tokens configured: pass --auth FILE, MAFIA_REFEREE_CHIEF_TOKENS or MAFIA_REFEREE_JUDGE_TOKENS");
+    }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(c), Some(k)) => Some((
+            std::fs::read(c).with_context(|| format!("reading {c}"))?,
+            std::fs::read(k).with_context(|| format!("reading {k}"))?,
+        )),
+        (None, None) => None,
+        _ => bail!("--tls-cert and --tls-key go together"),
+    };
+    let mut opts = RefereeOptions {
+        lease_ttl: Duration::from_millis(args.lease_ms.max(100)),
+        auth,
+        max_message_bytes: args.max_message_bytes,
+        tls,
+        ..RefereeOptions::default()
+    };
+    if let Some(o) = args.owner {
+        opts.owner = o;
+    }
+
+    let log: Arc<dyn EventLog> = match args.store {
+        Store::Embedded => Arc::new(
+            EmbeddedLog::open(&args.db)
+                .await
+                .with_context(|| format!("opening {}", args.db))?,
+        ),
+        Store::Redis => Arc::new(
+            RedisLog::connect_with(
+                &args.redis_url,
+                RedisLogConfig::with_prefix(&args.redis_prefix),
+            )
+            .await
+            .with_context(|| format!("connecting to {}", args.redis_url))?,
+        ),
+    };
+
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let mut running = server::start(listener, log, opts).await?;
+    if !args.metrics_listen.is_empty() {
+        let m = tokio::net::TcpListener::bind(&args.metrics_listen)
+            .await
+            .with_context(|| format!("binding {}", args.metrics_listen))?;
+        tracing::info!(addr = %m.local_addr()?, "metrics on /metrics");
+        running.serve_metrics(m);
+    }
+    // Printed for scripts that start referees on port 0.
+    println!("listening on {}", running.addr);
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    tracing::info!("shutting down");
+    running.shutdown().await;
+    Ok(())
+}

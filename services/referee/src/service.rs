@@ -1,0 +1,407 @@
+//! The `mafia.v1.Referee` gRPC service.
+
+use crate::auth::{Caller, Tokens};
+use crate::error::RefereeError;
+use crate::feed::FeedHub;
+use crate::games::{self, Games, Outcome};
+use crate::keys::log_key;
+use crate::metrics::Metrics;
+use mafia_proto::convert::{
+    audience_from_proto, command_from_json, command_from_proto, event_to_proto, header_from_request,
+};
+use mafia_proto::v1::{self, judge_command::Kind, referee_server::Referee};
+use mafia_rules::view::events_for;
+use mafia_rules::Audience;
+use std::pin::Pin;
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status, Streaming};
+
+/// Replies buffered per stream before the referee waits for the client.
+const REPLY_BUFFER: usize = 64;
+
+pub struct Shared {
+    pub games: Games,
+    pub tokens: Tokens,
+    pub hub: Arc<FeedHub>,
+    pub metrics: Arc<Metrics>,
+    pub shutdown: watch::Receiver<bool>,
+    /// Every stream task holds a clone; shutdown waits until all are gone.
+    pub alive: mpsc::Sender<()>,
+    pub max_command_bytes: usize,
+}
+
+#[derive(Clone)]
+pub struct RefereeService {
+    pub shared: Arc<Shared>,
+}
+
+type ReplyStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+fn shutting_down() -> Status {
+    Status::unavailable("referee shutting down; reconnect and attach again")
+}
+
+impl Shared {
+    async fn authorize(&self, caller: &Caller, game_id: &str) -> Result<(), Status> {
+        let header = self.games.header(game_id).await?;
+        caller.may_judge(header.table)
+    }
+
+    async fn run_judge(
+        self: Arc<Self>,
+        mut inbound: Streaming<v1::JudgeCommand>,
+        tx: mpsc::Sender<Result<v1::RefereeReply, Status>>,
+        caller: Caller,
+    ) {
+        self.metrics.judges(1);
+        let _gauge = Gauge(self.metrics.clone());
+        let mut shutdown = self.shutdown.clone();
+        let first = tokio::select! {
+            _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+            m = inbound.message() => m,
+        };
+        let attach = match first {
+            Ok(Some(v1::JudgeCommand {
+                kind: Some(Kind::Attach(a)),
+            })) => a,
+            Ok(Some(_)) => {
+                let _ = tx
+                    .send(Err(Status::failed_precondition(
+                        "the first message of a Judge stream must be Attach",
+                    )))
+                    .await;
+                return;
+            }
+            Ok(None) | Err(_) => return,
+        };
+        let game_id = attach.game_id;
+        if let Err(s) = self.authorize(&caller, &game_id).await {
+            let _ = tx.send(Err(s)).await;
+            return;
+        }
+        match self.games.attach(&game_id, attach.last_acked_seq).await {
+            Ok(replies) => {
+                for r in replies {
+                    if tx.send(Ok(r)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e.into())).await;
+                return;
+            }
+        }
+        loop {
+            let msg = tokio::select! {
+                biased;
+                _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+                m = inbound.message() => m,
+            };
+            let submit = match msg {
+                Ok(Some(v1::JudgeCommand {
+                    kind: Some(Kind::Submit(s)),
+                })) => s,
+                Ok(Some(_)) => {
+                    let _ = tx
+                        .send(Err(Status::failed_precondition(
+                            "only Submit may follow Attach on a Judge stream",
+                        )))
+                        .await;
+                    return;
+                }
+                Ok(None) | Err(_) => return,
+            };
+            let reply = self.handle_submit(&game_id, submit).await;
+            let end = reply.is_err();
+            if tx.send(reply).await.is_err() || end {
+                return;
+            }
+        }
+    }
+
+    async fn handle_submit(
+        &self,
+        game_id: &str,
+        s: v1::Submit,
+    ) -> Result<v1::RefereeReply, Status> {
+        if s.client_seq == 0 {
+            return Err(Status::invalid_argument("client_seq starts at 1"));
+        }
+        let parsed = match &s.body {
+            Some(v1::submit::Body::CommandJson(json)) if json.len() > self.max_command_bytes => {
+                Err("the command is too large".to_owned())
+            }
+            Some(v1::submit::Body::CommandJson(json)) => {
+                command_from_json(json).map_err(|e| e.to_string())
+            }
+            Some(v1::submit::Body::Command(c)) => command_from_proto(c).map_err(|e| e.to_string()),
+            None => Err("the submit has no command".to_owned()),
+        };
+        let cmd = match parsed {
+            Ok(c) => c,
+            Err(why) => {
+                self.metrics.rejected("malformed_command");
+                return Ok(malformed(s.client_seq, &why));
+            }
+        };
+        match self.games.submit(game_id, s.client_seq, s.at, &cmd).await? {
+            Outcome::Accepted(a) => Ok(games::reply_accepted(a)),
+            Outcome::Rejected(r) => Ok(games::reply_rejected(r)),
+            Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(
+                "sequence gap: expected client_seq {expected}, got {got}"
+            ))),
+        }
+    }
+
+    async fn run_watch(
+        self: Arc<Self>,
+        game_id: String,
+        key: String,
+        audience: Audience,
+        from_seq: u64,
+        tx: mpsc::Sender<Result<v1::WatchGameEvent, Status>>,
+    ) {
+        let mut shutdown = self.shutdown.clone();
+        // Subscribe (and wait for the feed to run) before reading the log,
+        // so nothing falls between the two.
+        let mut live = self.hub.subscribe(&key);
+        tokio::select! {
+            _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+            _ = self.hub.live() => {}
+        }
+        let mut next = from_seq.max(1);
+        let mut over = false;
+        // Starting past the end of a finished game: nothing will ever come.
+        let log = self.games.log();
+        if let Ok(last) = log.last_seq(&key).await {
+            if last > 0 && next > last {
+                if let Ok(tail) = games::read_from(log.as_ref(), &game_id, &key, last, 1).await {
+                    if tail.iter().any(|e| games::is_final(&e.envelope.event)) {
+                        return;
+                    }
+                }
+            }
+        }
+        loop {
+            // Catch up from the log.
+            loop {
+                let page =
+                    match games::read_from(self.games.log().as_ref(), &game_id, &key, next, 1024)
+                        .await
+                    {
+                        Ok(p) => p,
+                        Err(e) => {
+                            let _ = tx.send(Err(e.into())).await;
+                            return;
+                        }
+                    };
+                let n = page.len();
+                if page.iter().any(|e| games::is_final(&e.envelope.event)) {
+                    over = true;
+                }
+                for e in page {
+                    next = u64::from(e.envelope.seq) + 1;
+                    match send_watched(&tx, &e, audience, over).await {
+                        Sent::Ok => {}
+                        Sent::Final | Sent::Closed => return,
+                    }
+                }
+                if n < 1024 {
+                    break;
+                }
+            }
+            // Then follow the feed until a gap sends us back to the log.
+            loop {
+                let item = tokio::select! {
+                    _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+                    _ = tx.closed() => return,
+                    item = live.recv() => item,
+                };
+                match item {
+                    Ok(item) => {
+                        let (seq, payload) = (&item.0, &item.1);
+                        if *seq < next {
+                            continue;
+                        }
+                        if *seq > next {
+                            break;
+                        }
+                        let e = match games::decode(&game_id, *seq, payload) {
+                            Ok(e) => e,
+                            Err(e) => {
+                                let _ = tx.send(Err(e.into())).await;
+                                return;
+                            }
+                        };
+                        next = seq + 1;
+                        match send_watched(&tx, &e, audience, false).await {
+                            Sent::Ok => {}
+                            Sent::Final | Sent::Closed => return,
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        let _ = tx.send(Err(shutting_down())).await;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+enum Sent {
+    Ok,
+    Final,
+    Closed,
+}
+
+async fn send_watched(
+    tx: &mpsc::Sender<Result<v1::WatchGameEvent, Status>>,
+    e: &mafia_record::LoggedEvent,
+    audience: Audience,
+    over: bool,
+) -> Sent {
+    let last = games::is_final(&e.envelope.event);
+    let shown = events_for(audience, std::slice::from_ref(&e.envelope), over);
+    if let Some(env) = shown.first() {
+        let msg = v1::WatchGameEvent {
+            event: Some(event_to_proto(env, e.client_seq)),
+            game_over: last,
+        };
+        if tx.send(Ok(msg)).await.is_err() {
+            return Sent::Closed;
+        }
+    }
+    if last {
+        Sent::Final
+    } else {
+        Sent::Ok
+    }
+}
+
+fn malformed(client_seq: u64, why: &str) -> v1::RefereeReply {
+    games::reply_rejected(v1::Rejected {
+        client_seq,
+        violation: Some(v1::Violation {
+            code: "malformed_command".into(),
+            clause: String::new(),
+            message: format!("malformed command: {why}"),
+            message_ru: format!("команда не распознана: {why}"),
+        }),
+    })
+}
+
+struct Gauge(Arc<Metrics>);
+
+impl Drop for Gauge {
+    fn drop(&mut self) {
+        self.0.judges(-1);
+    }
+}
+
+fn audience(a: i32) -> Audience {
+    v1::Audience::try_from(a)
+        .ok()
+        .and_then(audience_from_proto)
+        .unwrap_or(Audience::Judge)
+}
+
+#[tonic::async_trait]
+impl Referee for RefereeService {
+    async fn open_game(
+        &self,
+        request: Request<v1::OpenGameRequest>,
+    ) -> Result<Response<v1::OpenGameResponse>, Status> {
+        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let req = request.into_inner();
+        caller.may_judge(req.table)?;
+        if *self.shared.shutdown.borrow() {
+            return Err(shutting_down());
+        }
+        let header =
+            header_from_request(&req).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let game_id = header.game_id();
+        let (created, state) = self.shared.games.open(header, req.at).await?;
+        tracing::info!(game = %game_id, created, "game opened");
+        Ok(Response::new(v1::OpenGameResponse {
+            game_id,
+            created,
+            state: Some(state),
+        }))
+    }
+
+    type JudgeStream = ReplyStream<v1::RefereeReply>;
+
+    async fn judge(
+        &self,
+        request: Request<Streaming<v1::JudgeCommand>>,
+    ) -> Result<Response<Self::JudgeStream>, Status> {
+        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        if *self.shared.shutdown.borrow() {
+            return Err(shutting_down());
+        }
+        let inbound = request.into_inner();
+        let (tx, rx) = mpsc::channel(REPLY_BUFFER);
+        let shared = self.shared.clone();
+        let alive = self.shared.alive.clone();
+        tokio::spawn(async move {
+            shared.run_judge(inbound, tx, caller).await;
+            drop(alive);
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_game(
+        &self,
+        request: Request<v1::GetGameRequest>,
+    ) -> Result<Response<v1::GetGameResponse>, Status> {
+        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let req = request.into_inner();
+        self.shared.authorize(&caller, &req.game_id).await?;
+        let header = self.shared.games.header(&req.game_id).await?;
+        let (state, events) = self
+            .shared
+            .games
+            .read(&req.game_id, audience(req.audience))
+            .await?;
+        Ok(Response::new(v1::GetGameResponse {
+            state: Some(state),
+            events,
+            header_json: serde_json::to_string(header.as_ref()).unwrap_or_default(),
+        }))
+    }
+
+    type WatchGameStream = ReplyStream<v1::WatchGameEvent>;
+
+    async fn watch_game(
+        &self,
+        request: Request<v1::WatchGameRequest>,
+    ) -> Result<Response<Self::WatchGameStream>, Status> {
+        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let req = request.into_inner();
+        self.shared.authorize(&caller, &req.game_id).await?;
+        let key = log_key(&req.game_id).map_err(RefereeError::into_status)?;
+        let (tx, rx) = mpsc::channel(REPLY_BUFFER);
+        let shared = self.shared.clone();
+        let alive = self.shared.alive.clone();
+        let aud = audience(req.audience);
+        tokio::spawn(async move {
+            shared
+                .run_watch(req.game_id, key, aud, req.from_seq, tx)
+                .await;
+            drop(alive);
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+impl RefereeError {
+    fn into_status(self) -> Status {
+        self.into()
+    }
+}

@@ -1,0 +1,489 @@
+//! The referee over real loopback gRPC, against both event-log backends.
+
+mod common;
+
+use common::*;
+use mafia_judge_client::{play, JudgeSession, Record, Reply};
+use mafia_proto::convert::request_from_header;
+use mafia_proto::v1;
+use mafia_rules::{Command, RuleSetId, Seat};
+use tokio_stream::StreamExt;
+use tonic::Code;
+
+fn record(table: u32, seed: u64) -> (Record, usize) {
+    let (header, cmds, events) = simulated(table, seed);
+    let commands = cmds
+        .into_iter()
+        .enumerate()
+        .map(|(i, (at, c))| (i + 2, at, c))
+        .collect();
+    (Record { header, commands }, events)
+}
+
+async fn a_recorded_game_plays_to_the_end_and_every_event_is_stored(b: Backend) {
+    let log = b.log().await;
+    let r = start(log.clone(), options()).await;
+    let (rec, n_events) = record(3, 11);
+    let report = play(referee(vec![url(&r)], TABLE3), &rec, None)
+        .await
+        .unwrap();
+    assert!(report.over);
+    assert_eq!(report.sent, rec.commands.len());
+    let key = mafia_referee::keys::log_key(&report.game_id).unwrap();
+    assert_eq!(log.last_seq(&key).await.unwrap(), n_events as u64);
+
+    let mut c = raw(&r).await;
+    let got = c
+        .get_game(with_token(
+            v1::GetGameRequest {
+                game_id: report.game_id.clone(),
+                audience: v1::Audience::Public as i32,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    // Once over, the public sees the whole history.
+    assert_eq!(got.events.len(), n_events);
+    assert!(got.state.unwrap().over);
+    drop(log);
+    r.shutdown().await;
+}
+
+async fn opening_a_game_twice_is_idempotent_and_a_different_header_conflicts(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    let h = header(5, RuleSetId::Classic, 1);
+    let req = request_from_header(&h, 1000);
+    let first = c
+        .open_game(with_token(req.clone(), CHIEF))
+        .await
+        .unwrap()
+        .into_inner();
+    let again = c
+        .open_game(with_token(req.clone(), CHIEF))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(first.created && !again.created);
+    assert_eq!(first.game_id, "cup.r1.t5.g1");
+    assert_eq!(first.state.unwrap().seq, again.state.unwrap().seq);
+    let mut other = req;
+    other.deal = Some(v1::open_game_request::Deal::Seed(2));
+    let err = c.open_game(with_token(other, CHIEF)).await.unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    r.shutdown().await;
+}
+
+/// Opens table 3's game and returns its id and the game's first commands.
+async fn open_simulated(
+    r: &mafia_referee::RunningReferee,
+    seed: u64,
+) -> (String, Vec<(i64, Command)>) {
+    let (h, cmds, _) = simulated(3, seed);
+    let mut c = raw(r).await;
+    let opened = c
+        .open_game(with_token(request_from_header(&h, 1), TABLE3))
+        .await
+        .unwrap()
+        .into_inner();
+    (opened.game_id, cmds)
+}
+
+async fn judge_stream(
+    r: &mafia_referee::RunningReferee,
+    token: &str,
+) -> (
+    tokio::sync::mpsc::Sender<v1::JudgeCommand>,
+    Result<tonic::Streaming<v1::RefereeReply>, tonic::Status>,
+) {
+    let mut c = raw(r).await;
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let resp = c
+        .judge(with_token(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+            token,
+        ))
+        .await
+        .map(|r| r.into_inner());
+    (tx, resp)
+}
+
+async fn next(rx: &mut tonic::Streaming<v1::RefereeReply>) -> v1::referee_reply::Kind {
+    rx.message().await.unwrap().unwrap().kind.unwrap()
+}
+
+fn accepted(k: v1::referee_reply::Kind) -> v1::Accepted {
+    match k {
+        v1::referee_reply::Kind::Accepted(a) => a,
+        other => panic!("expected Accepted, got {other:?}"),
+    }
+}
+
+async fn a_resent_command_is_acknowledged_again_and_never_applied_twice(b: Backend) {
+    let log = b.log().await;
+    let r = start(log.clone(), options()).await;
+    let (game_id, cmds) = open_simulated(&r, 21).await;
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    assert!(matches!(
+        next(&mut rx).await,
+        v1::referee_reply::Kind::Attached(_)
+    ));
+    let (at, cmd) = &cmds[0];
+    tx.send(submit(1, *at, cmd)).await.unwrap();
+    let first = accepted(next(&mut rx).await);
+    let key = mafia_referee::keys::log_key(&game_id).unwrap();
+    let stored = log.last_seq(&key).await.unwrap();
+    tx.send(submit(1, *at, cmd)).await.unwrap();
+    let again = accepted(next(&mut rx).await);
+    assert!(again.duplicate && !first.duplicate);
+    assert_eq!(again.events, first.events);
+    assert_eq!(log.last_seq(&key).await.unwrap(), stored);
+    drop((tx, rx, log));
+    r.shutdown().await;
+}
+
+async fn a_reconnecting_judge_receives_the_acks_it_missed(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, cmds) = open_simulated(&r, 22).await;
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    next(&mut rx).await;
+    let mut sent = Vec::new();
+    for (i, (at, cmd)) in cmds.iter().take(3).enumerate() {
+        tx.send(submit(i as u64 + 1, *at, cmd)).await.unwrap();
+        sent.push(accepted(next(&mut rx).await));
+    }
+    drop((tx, rx));
+    // The judge saw only the first ack before the connection dropped.
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 1)).await.unwrap();
+    let v1::referee_reply::Kind::Attached(a) = next(&mut rx).await else {
+        panic!("expected Attached")
+    };
+    assert_eq!(a.state.unwrap().last_client_seq, 3);
+    for k in 2..=3u64 {
+        let re = accepted(next(&mut rx).await);
+        assert!(re.replayed);
+        assert_eq!(re.client_seq, k);
+        assert_eq!(re.events, sent[k as usize - 1].events);
+    }
+    // And the stream goes on with the next number.
+    let (at, cmd) = &cmds[3];
+    tx.send(submit(4, *at, cmd)).await.unwrap();
+    assert_eq!(accepted(next(&mut rx).await).client_seq, 4);
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
+async fn an_illegal_command_is_rejected_and_the_stream_stays_open(b: Backend) {
+    let log = b.log().await;
+    let r = start(log.clone(), options()).await;
+    let (game_id, cmds) = open_simulated(&r, 23).await;
+    let key = mafia_referee::keys::log_key(&game_id).unwrap();
+    let before = log.last_seq(&key).await.unwrap();
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    next(&mut rx).await;
+    // Night 0 expects next_step; a vote is out of place.
+    let bad = Command::Vote {
+        nominee: Seat::new(1).unwrap(),
+        hands: Default::default(),
+    };
+    tx.send(submit(1, 5, &bad)).await.unwrap();
+    let v1::referee_reply::Kind::Rejected(rej) = next(&mut rx).await else {
+        panic!("expected Rejected")
+    };
+    assert_eq!(rej.violation.unwrap().code, "wrong_phase");
+    // Malformed JSON is rejected the same way.
+    tx.send(v1::JudgeCommand {
+        kind: Some(v1::judge_command::Kind::Submit(v1::Submit {
+            client_seq: 1,
+            at: 5,
+            body: Some(v1::submit::Body::CommandJson(
+                "{\"type\":\"no_such\"}".into(),
+            )),
+        })),
+    })
+    .await
+    .unwrap();
+    let v1::referee_reply::Kind::Rejected(rej) = next(&mut rx).await else {
+        panic!("expected Rejected")
+    };
+    assert_eq!(rej.violation.unwrap().code, "malformed_command");
+    assert_eq!(log.last_seq(&key).await.unwrap(), before);
+    // The rejected number is used again by the next command.
+    let (at, cmd) = &cmds[0];
+    tx.send(submit(1, *at, cmd)).await.unwrap();
+    assert_eq!(accepted(next(&mut rx).await).client_seq, 1);
+    drop((tx, rx, log));
+    r.shutdown().await;
+}
+
+async fn a_sequence_gap_ends_the_stream_with_failed_precondition(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, cmds) = open_simulated(&r, 24).await;
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    next(&mut rx).await;
+    let (at, cmd) = &cmds[0];
+    tx.send(submit(5, *at, cmd)).await.unwrap();
+    let err = rx.message().await.unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert!(err.message().contains("sequence gap"), "{}", err.message());
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
+async fn tokens_are_checked_against_the_table(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    let req4 = request_from_header(&header(4, RuleSetId::Ua, 1), 0);
+    // No token, an unknown token, a table-3 token on table 4.
+    let err = c.open_game(req4.clone()).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let err = c
+        .open_game(with_token(req4.clone(), "forged"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let err = c
+        .open_game(with_token(req4.clone(), TABLE3))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    // The chief opens it; the table-3 judge still may not judge it.
+    let opened = c
+        .open_game(with_token(req4, CHIEF))
+        .await
+        .unwrap()
+        .into_inner();
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&opened.game_id, 0)).await.unwrap();
+    assert_eq!(
+        rx.message().await.unwrap_err().code(),
+        Code::PermissionDenied
+    );
+    let err = c
+        .get_game(with_token(
+            v1::GetGameRequest {
+                game_id: opened.game_id.clone(),
+                audience: 0,
+            },
+            TABLE3,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
+async fn an_unknown_game_is_not_found(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    let err = c
+        .get_game(with_token(
+            v1::GetGameRequest {
+                game_id: "cup.r9.t9.g9".into(),
+                audience: 0,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let (tx, rx) = judge_stream(&r, CHIEF).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach("cup.r9.t9.g9", 0)).await.unwrap();
+    assert_eq!(rx.message().await.unwrap_err().code(), Code::NotFound);
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
+async fn an_oversized_message_is_refused_and_others_are_still_served(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    let mut req = request_from_header(&header(3, RuleSetId::Rfm, 1), 0);
+    req.judge = "x".repeat(200_000);
+    let err = c.open_game(with_token(req, CHIEF)).await.unwrap_err();
+    assert!(
+        matches!(err.code(), Code::OutOfRange | Code::ResourceExhausted),
+        "{err:?}"
+    );
+    let ok = request_from_header(&header(3, RuleSetId::Rfm, 1), 0);
+    c.open_game(with_token(ok, CHIEF)).await.unwrap();
+    r.shutdown().await;
+}
+
+async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (rec, _) = record(3, 31);
+    let report = play(referee(vec![url(&r)], TABLE3), &rec, None)
+        .await
+        .unwrap();
+    assert!(report.over);
+    let mut s = JudgeSession::attach(referee(vec![url(&r)], TABLE3), &report.game_id)
+        .await
+        .unwrap();
+    match s.send(0, &Command::NextStep).await.unwrap() {
+        Reply::Rejected(v) => assert_eq!(v.code, "game_over"),
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+    r.shutdown().await;
+}
+
+async fn a_watcher_gets_past_and_live_events_until_the_game_ends(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (rec, n_events) = record(3, 41);
+    let mut c = raw(&r).await;
+    c.open_game(with_token(request_from_header(&rec.header, 1), CHIEF))
+        .await
+        .unwrap();
+    let game_id = rec.header.game_id();
+    let mut watch = c
+        .watch_game(with_token(
+            v1::WatchGameRequest {
+                game_id: game_id.clone(),
+                audience: v1::Audience::Judge as i32,
+                from_seq: 1,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let client = referee(vec![url(&r)], TABLE3);
+    let played = tokio::spawn(async move { play(client, &rec, None).await });
+    let mut seqs = Vec::new();
+    while let Some(e) = watch.next().await {
+        let e = e.unwrap();
+        seqs.push(e.event.unwrap().seq);
+        if e.game_over {
+            break;
+        }
+        assert!(seqs.len() <= n_events, "more events than the game has");
+    }
+    assert_eq!(seqs, (1..=n_events as u64).collect::<Vec<_>>());
+    played.await.unwrap().unwrap();
+    r.shutdown().await;
+}
+
+async fn health_reports_serving(b: Backend) {
+    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+    let r = start(b.log().await, options()).await;
+    let channel = tonic::transport::Endpoint::from_shared(url(&r))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut h = HealthClient::new(channel);
+    let resp = h
+        .check(HealthCheckRequest {
+            service: "mafia.v1.Referee".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.status, 1, "SERVING");
+    r.shutdown().await;
+}
+
+async fn simulated_tables_play_their_games_to_the_end_at_once(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut cfg = mafia_judge_client::SimConfig::new(4, 99);
+    cfg.games_per_table = 2;
+    let report = mafia_judge_client::simulate_tables(referee(vec![url(&r)], CHIEF), cfg)
+        .await
+        .unwrap();
+    assert_eq!(report.games_finished, 8);
+    assert_eq!(report.latencies.len() as u64, report.commands);
+    assert_eq!(r.metrics.accepted_total(), report.commands);
+    r.shutdown().await;
+}
+
+async fn the_public_does_not_see_the_cards_while_the_game_runs(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, _) = open_simulated(&r, 25).await;
+    let mut c = raw(&r).await;
+    let get = |audience: v1::Audience| {
+        with_token(
+            v1::GetGameRequest {
+                game_id: game_id.clone(),
+                audience: audience as i32,
+            },
+            TABLE3,
+        )
+    };
+    let public = c
+        .get_game(get(v1::Audience::Public))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(public.events.iter().all(|e| e.r#type != "dealt"));
+    let view: serde_json::Value =
+        serde_json::from_str(&public.state.as_ref().unwrap().view_json).unwrap();
+    assert!(view["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["role"].is_null()));
+    assert!(public.state.unwrap().prompt_json.is_empty());
+    let judge = c
+        .get_game(get(v1::Audience::Judge))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(judge.events[0].r#type, "dealt");
+    assert!(!judge.state.unwrap().prompt_json.is_empty());
+    r.shutdown().await;
+}
+
+async fn watching_past_the_end_of_a_finished_game_ends_at_once(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (rec, n_events) = record(3, 42);
+    let report = play(referee(vec![url(&r)], TABLE3), &rec, None)
+        .await
+        .unwrap();
+    let mut c = raw(&r).await;
+    let mut watch = c
+        .watch_game(with_token(
+            v1::WatchGameRequest {
+                game_id: report.game_id,
+                audience: v1::Audience::Public as i32,
+                from_seq: n_events as u64 + 1,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(watch.next().await.is_none());
+    r.shutdown().await;
+}
+
+both_backends!(
+    watching_past_the_end_of_a_finished_game_ends_at_once,
+    the_public_does_not_see_the_cards_while_the_game_runs,
+    simulated_tables_play_their_games_to_the_end_at_once,
+    a_recorded_game_plays_to_the_end_and_every_event_is_stored,
+    opening_a_game_twice_is_idempotent_and_a_different_header_conflicts,
+    a_resent_command_is_acknowledged_again_and_never_applied_twice,
+    a_reconnecting_judge_receives_the_acks_it_missed,
+    an_illegal_command_is_rejected_and_the_stream_stays_open,
+    a_sequence_gap_ends_the_stream_with_failed_precondition,
+    tokens_are_checked_against_the_table,
+    an_unknown_game_is_not_found,
+    an_oversized_message_is_refused_and_others_are_still_served,
+    a_finished_game_rejects_further_commands_with_game_over,
+    a_watcher_gets_past_and_live_events_until_the_game_ends,
+    health_reports_serving,
+);
