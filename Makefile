@@ -6,8 +6,11 @@ CARGO ?= cargo
 build:
 	$(CARGO) build --release --workspace
 
+# One process on the embedded store; with REDIS_URL set, separate processes
+# sharing Redis (deploy/run.sh).
 run:
-	$(CARGO) run --release -p mafia-cli --bin mafia -- demo
+	$(CARGO) build --release -p mafia-arena -p mafia-referee -p mafia-gateway -p mafia-cli
+	./deploy/run.sh
 
 test:
 	$(CARGO) test --workspace

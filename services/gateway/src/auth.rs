@@ -3,8 +3,12 @@
 //!
 //! ```json
 //! { "broadcast": ["…"], "chief_judge": ["…"],
-//!   "table_judge": { "…token…": ["game-id", "…"] } }
+//!   "table_judge": { "…token…": ["game-id", "cup.*.t3.*", "…"] } }
 //! ```
+//!
+//! A table judge's entries are game ids, where `*` stands for any run of
+//! characters: `cup.*.t3.*` is every game at table 3 of tournament `cup`
+//! (game ids are `<tournament>.r<round>.t<table>.g<game>`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -36,6 +40,44 @@ pub enum AuthError {
     Config(String),
 }
 
+/// The games a table judge's token opens: ids and `*` patterns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Games {
+    patterns: Vec<String>,
+}
+
+impl Games {
+    pub fn new(patterns: impl IntoIterator<Item = String>) -> Games {
+        Games {
+            patterns: patterns.into_iter().collect(),
+        }
+    }
+
+    pub fn contains(&self, game_id: &str) -> bool {
+        self.patterns.iter().any(|p| glob(p, game_id))
+    }
+}
+
+/// `*` matches any run of characters; everything else matches itself.
+fn glob(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
 /// Who is asking.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -44,7 +86,7 @@ pub enum Access {
     Broadcast,
     /// Its own tables, live. Other tables are refused rather than shown in
     /// the public's form, so a judge's screen never mixes audiences.
-    TableJudge(Arc<HashSet<String>>),
+    TableJudge(Arc<Games>),
     ChiefJudge,
 }
 
@@ -61,7 +103,7 @@ impl Access {
     }
 
     /// The audience for an all-tables view, and the tables it may include.
-    pub fn hall(&self) -> (Audience, Option<Arc<HashSet<String>>>) {
+    pub fn hall(&self) -> (Audience, Option<Arc<Games>>) {
         match self {
             Access::Public => (Audience::Public, None),
             Access::Broadcast => (Audience::Broadcast, None),
@@ -98,7 +140,7 @@ impl Tokens {
         for (t, tables) in &config.table_judge {
             entries.push((
                 t.clone(),
-                Access::TableJudge(Arc::new(tables.iter().cloned().collect())),
+                Access::TableJudge(Arc::new(Games::new(tables.iter().cloned()))),
             ));
         }
         let mut seen = HashSet::new();

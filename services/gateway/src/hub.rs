@@ -8,7 +8,7 @@
 //! the broadcast delay, and a per-audience sequence for the public so that
 //! gaps in the numbering do not reveal how many hidden events happened.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -163,11 +163,11 @@ struct Sink {
     tx: mpsc::Sender<Bytes>,
     lagged: Arc<AtomicBool>,
     /// Hall subscribers: the tables they may see (`None` = all).
-    tables: Option<Arc<HashSet<String>>>,
+    tables: Option<Arc<crate::auth::Games>>,
 }
 
 impl Sink {
-    fn new(capacity: usize, tables: Option<Arc<HashSet<String>>>) -> (Sink, Subscription) {
+    fn new(capacity: usize, tables: Option<Arc<crate::auth::Games>>) -> (Sink, Subscription) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         let lagged = Arc::new(AtomicBool::new(false));
         (
@@ -557,7 +557,7 @@ impl Hub {
     pub fn subscribe_hall(
         &self,
         audience: Audience,
-        tables: Option<Arc<HashSet<String>>>,
+        tables: Option<Arc<crate::auth::Games>>,
     ) -> Subscription {
         let (sink, mut sub) = Sink::new(self.inner.config.queue_capacity, tables.clone());
         // Registered before the snapshot is taken: a change in between is

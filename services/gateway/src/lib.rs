@@ -13,7 +13,7 @@ pub mod hub;
 pub mod patch;
 pub mod server;
 
-pub use auth::{Access, AuthError, TokenConfig, Tokens};
+pub use auth::{Access, AuthError, Games, TokenConfig, Tokens};
 pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
 pub use server::{router, AppState, ServerConfig};
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `make run`: Mafia Arena on this machine.
+#  - No REDIS_URL: one process (mafia-arena) on the embedded event log.
+#  - REDIS_URL set: the referee, the gateway and the demo tables as separate
+#    processes sharing that Redis, as they run in production.
+# Ctrl-C stops everything cleanly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${CARGO_TARGET_DIR:-target}/release
+tables=${MAFIA_DEMO_TABLES:-8}
+speed=${MAFIA_DEMO_SPEED:-10}
+
+if [ -z "${REDIS_URL:-}" ]; then
+  exec "$bin/mafia-arena" --tables "$tables" --speed "$speed"
+fi
+
+# Job control: background children keep SIGINT (a non-interactive shell
+# would ignore it for them), so Ctrl-C can be forwarded for a clean stop.
+set -m
+token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+chief=$(token); broadcast=$(token); judge=$(token)
+seed=$(date +%s)
+# `mafia sim` names its tournament after the seed.
+tournament="sim-$seed"
+grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
+pids=()
+stop() {
+  echo "stopping…" >&2
+  for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+  wait || true
+}
+trap stop INT TERM
+
+"$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" \
+  --chief-tokens "$chief" --judge-tokens "$judge=1" >/dev/null &
+pids+=($!)
+MAFIA_GATEWAY_TOKENS="{\"broadcast\":[\"$broadcast\"],\"chief_judge\":[\"$chief\"],\"table_judge\":{\"$judge\":[\"$tournament.*.t1.*\"]}}" \
+  "$bin/mafia-gateway" --redis-url "$REDIS_URL" &
+pids+=($!)
+sleep 1
+echo
+echo "  tokens (this run only):"
+echo "    chief judge:    $chief"
+echo "    broadcast:      $broadcast"
+echo "    table judge:    $judge  (table 1)"
+echo "  overlay of table 1: add ?table=$tournament.r1.t1.g1&token=$broadcast"
+echo
+"$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
+  --speed "$speed" --seed "$seed" --games 1000 >/dev/null &
+pids+=($!)
+wait
