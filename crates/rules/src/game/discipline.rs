@@ -1,0 +1,187 @@
+//! Fouls and removals, and what a removal does to the votes.
+
+use super::*;
+
+impl Tx<'_> {
+    pub(super) fn foul(&mut self, seat: Seat) -> Check {
+        self.need_alive_or_speaking(seat)?;
+        let c = *self.c();
+        let fouls = c.seats[seat.index()].fouls.saturating_add(1);
+        self.emit(Event::Fouled { seat, fouls });
+        let f = self.p.fouls;
+        if !c.alive(seat) {
+            // A leaving player fouled out of his last words loses the rest.
+            if fouls >= f.remove_at {
+                self.next_words();
+            }
+            return Ok(());
+        }
+        if fouls >= f.remove_at {
+            self.remove(seat, Cause::Fouls);
+        } else if fouls == f.mute_at {
+            self.mute(seat);
+        }
+        Ok(())
+    }
+
+    pub(super) fn mute(&mut self, seat: Seat) {
+        let c = *self.c();
+        let own_speech = matches!(c.step, Step::Speech { seat: s, tie: false, .. } if s == seat);
+        let speeches_ahead = !c.is_night()
+            && c.day > 0
+            && !c.vote_done
+            && !matches!(
+                c.step,
+                Step::Voting { .. } | Step::RollCall { .. } | Step::Lift | Step::VoteCall
+            )
+            && !matches!(c.step, Step::Speech { tie: true, .. });
+        if own_speech {
+            match self.p.fouls.during_speech {
+                FoulDuringSpeech::EndsThisSpeech => {
+                    self.emit(Event::Muted {
+                        seat,
+                        day: c.day,
+                        carried: false,
+                    });
+                    self.emit(Event::SpeechEnded {
+                        seat,
+                        timeout: false,
+                    });
+                    self.next_turn();
+                }
+                FoulDuringSpeech::NextDay => self.emit(Event::Muted {
+                    seat,
+                    day: c.day + 1,
+                    carried: true,
+                }),
+            }
+        } else if speeches_ahead && !c.spoken.contains(seat) {
+            self.emit(Event::Muted {
+                seat,
+                day: c.day,
+                carried: false,
+            });
+        } else {
+            self.emit(Event::Muted {
+                seat,
+                day: c.day + 1,
+                carried: !c.is_night() && c.day > 0,
+            });
+        }
+    }
+
+    /// A removal: the 4th foul, the 2nd technical foul, a disqualification.
+    pub(super) fn remove(&mut self, seat: Seat, cause: Cause) {
+        let before = *self.c();
+        self.emit(Event::Left { seat, cause });
+        let r = self.p.removal;
+        let bump = |n: u8| {
+            if r.cancellations_accumulate {
+                n.saturating_add(1)
+            } else {
+                n.max(1)
+            }
+        };
+        let (today, next) = (before.vote_cancelled, before.cancel_next);
+        if before.is_night() || before.day == 0 {
+            // Settled in the morning: a shot may yet make it "removed and killed".
+        } else if !before.vote_done {
+            if r.before_result_cancels_vote && !self.closing_nominee_stands(&before) {
+                if !today {
+                    self.emit(Event::VotesCancelled {
+                        today: true,
+                        next_days: next,
+                    });
+                } else if r.second_removal_cancels_next {
+                    self.emit(Event::VotesCancelled {
+                        today: true,
+                        next_days: bump(next),
+                    });
+                }
+            }
+        } else if r.after_result_cancels_next {
+            self.emit(Event::VotesCancelled {
+                today,
+                next_days: bump(next),
+            });
+        }
+        if let Some(outcome) = self.outcome() {
+            self.end(outcome);
+            self.emit(Event::StepStarted { step: Step::Ended });
+            return;
+        }
+        let c = *self.c();
+        match before.step {
+            Step::Speech { seat: s, tie, .. } if s == seat => {
+                if tie {
+                    self.next_tie_turn()
+                } else {
+                    self.next_turn()
+                }
+            }
+            Step::Voting { .. } | Step::RollCall { .. } | Step::Lift | Step::VoteCall => {
+                if c.vote_cancelled {
+                    self.start_night();
+                } else {
+                    // The vote goes on without him: the round starts over.
+                    let cands = c.candidates.filtered(c.living());
+                    self.start_round(cands, c.round);
+                }
+            }
+            Step::Night {
+                action: NightAction::Shooting,
+                ..
+            } if self.shooters().difference(c.shot).is_empty() => self.resolve_shooting(),
+            Step::Night { action, .. } if self.actor(action) == Some(seat) => {
+                self.next_night_action(Some(action))
+            }
+            _ => {}
+        }
+    }
+
+    /// rfm §4.4.16 exc. 2: the round's closing speaker named the day's only
+    /// nominee, nobody having been nominated before him.
+    pub(super) fn closing_nominee_stands(&self, c: &Core) -> bool {
+        if !self.p.removal.closing_sole_nominee_stands || c.day < 2 || c.nominees.len() != 1 {
+            return false;
+        }
+        let Some(opener) = c.opener else {
+            return false;
+        };
+        let closer = (0..10)
+            .scan(opener, |s, _| {
+                let cur = *s;
+                *s = s.next();
+                Some(cur)
+            })
+            .filter(|s| c.alive(*s))
+            .last();
+        closer.is_some_and(|s| c.nomination_of[s.index()] == c.nominees.get(0))
+    }
+
+    /// Night removals cancel the next vote unless the player was shot too.
+    pub(super) fn settle_night_removals(&mut self) {
+        let c = *self.c();
+        let r = self.p.removal;
+        if !r.at_night_cancels_next {
+            return;
+        }
+        let mut next = c.cancel_next;
+        for seat in c.removed_tonight.iter() {
+            if c.kill == Some(seat) && r.removed_then_shot_is_kill {
+                continue;
+            }
+            next = if r.cancellations_accumulate {
+                next.saturating_add(1)
+            } else {
+                next.max(1)
+            };
+        }
+        if next != c.cancel_next {
+            self.emit(Event::VotesCancelled {
+                today: c.vote_cancelled,
+                next_days: next,
+            });
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Nights: night 0's steps, the Beauty, the shooting, the checks, the best move.
+
+use super::*;
+
+impl Tx<'_> {
+    pub(super) fn shoot(&mut self, by: Seat, target: Option<Seat>) -> Check {
+        self.need_night_action(NightAction::Shooting)?;
+        let c = *self.c();
+        if !c.alive(by) || c.role(by).team() != Team::Black {
+            return Err(self.err(
+                Code::NotAShooter,
+                format!("player {by} is not a black player in the game"),
+                format!("игрок {by} не является чёрным игроком в игре"),
+            ));
+        }
+        if c.picked == Some(by) {
+            return Err(self.err(
+                Code::CannotAct,
+                format!("player {by} was picked by the Beauty and cannot shoot tonight"),
+                format!("игрок {by} выбран Красоткой и не стреляет этой ночью"),
+            ));
+        }
+        if c.shot.contains(by) {
+            return Err(self.err(
+                Code::AlreadyShot,
+                format!("player {by} has already shot tonight"),
+                format!("игрок {by} уже стрелял этой ночью"),
+            ));
+        }
+        self.emit(Event::ShotFired { by, target });
+        if self.shooters().difference(self.c().shot).is_empty() {
+            self.resolve_shooting();
+        }
+        Ok(())
+    }
+
+    pub(super) fn best_move(&mut self, seat: Seat, named: SeatList) -> Check {
+        let c = *self.c();
+        let ok_step = match c.step {
+            Step::BestMove { seat: s, .. } => s == seat,
+            Step::LastWords {
+                seat: s,
+                testament: false,
+                ..
+            } => s == seat && self.p.best_move.at == BestMoveAt::LastWords && self.entitled(seat),
+            _ => false,
+        };
+        if !ok_step {
+            return Err(self.wrong_phase("a best move", "лучший ход"));
+        }
+        if named.len() > 3 || named.contains(seat) {
+            return Err(self.err(
+                Code::BadBestMove,
+                "a best move names at most three seats other than his own".into(),
+                "лучший ход — не более трёх номеров, кроме своего".into(),
+            ));
+        }
+        let hits = named
+            .iter()
+            .filter(|s| c.role(*s).team() == Team::Black)
+            .count() as u8;
+        let at_night = c.is_night();
+        self.emit(Event::BestMoveMade {
+            seat,
+            named,
+            hits,
+            at_night,
+        });
+        if matches!(c.step, Step::BestMove { .. }) {
+            self.start_day();
+        }
+        Ok(())
+    }
+
+    pub(super) fn night0_step(&mut self, index: usize) {
+        match self.p.night0.get(index) {
+            Some(t) => self.emit(Event::StepStarted {
+                step: Step::Night0 {
+                    index: index as u8,
+                    step: t.step,
+                    secs: t.secs,
+                },
+            }),
+            None => self.start_day(),
+        }
+    }
+
+    pub(super) fn start_night(&mut self) {
+        let c = *self.c();
+        let quiet = self.streak(false);
+        self.emit(Event::NightStarted {
+            night: c.day,
+            quiet,
+        });
+        if self.quiet_end() {
+            return;
+        }
+        self.next_night_action(None);
+    }
+
+    /// The living black players who shoot tonight.
+    pub(super) fn shooters(&self) -> SeatSet {
+        let c = self.c();
+        Seat::all()
+            .filter(|s| c.alive(*s) && c.role(*s).team() == Team::Black && c.picked != Some(*s))
+            .collect()
+    }
+
+    /// Who performs a night action tonight, if anyone can.
+    pub(super) fn actor(&self, action: NightAction) -> Option<Seat> {
+        let c = self.c();
+        let role = match action {
+            NightAction::BeautyPick => Role::Beauty,
+            NightAction::DonCheck => Role::Don,
+            NightAction::SheriffCheck => Role::Sheriff,
+            NightAction::Shooting => return self.shooters().first(),
+        };
+        let seat = c.seat_of(role)?;
+        let killed_tonight = c.kill == Some(seat)
+            && c.seats[seat.index()]
+                .out
+                .is_some_and(|d| d.cause == Cause::Shot)
+            && self.p.killed_player_checks;
+        ((c.alive(seat) || killed_tonight) && c.picked != Some(seat)).then_some(seat)
+    }
+
+    pub(super) fn next_night_action(&mut self, after: Option<NightAction>) {
+        let order = &self.p.night_order;
+        let start = match after {
+            None => 0,
+            Some(a) => order
+                .iter()
+                .position(|x| *x == a)
+                .map_or(order.len(), |i| i + 1),
+        };
+        for &action in &order[start..] {
+            if self.actor(action).is_none() {
+                if action == NightAction::Shooting {
+                    // Nobody can shoot (the Beauty picked the last black): a miss.
+                    self.emit(Event::NightResult { killed: None });
+                }
+                continue;
+            }
+            let secs = match action {
+                NightAction::BeautyPick => self.p.beauty_pick_secs,
+                NightAction::Shooting => 0,
+                NightAction::DonCheck => self.p.don_check_secs,
+                NightAction::SheriffCheck => self.p.sheriff_check_secs,
+            };
+            self.emit(Event::StepStarted {
+                step: Step::Night { action, secs },
+            });
+            return;
+        }
+        self.night_done();
+    }
+
+    pub(super) fn resolve_shooting(&mut self) {
+        let c = *self.c();
+        let mut target = None;
+        let mut agreed = true;
+        for s in self.shooters().iter() {
+            match (c.shot_target[s.index()], target) {
+                (None, _) => agreed = false,
+                (Some(t), None) => target = Some(t),
+                (Some(t), Some(u)) if t != u => agreed = false,
+                _ => {}
+            }
+        }
+        let removed_and_shot =
+            |t: &Seat| self.p.removal.removed_then_shot_is_kill && c.removed_tonight.contains(*t);
+        let killed = target
+            .filter(|t| agreed && (c.alive(*t) || removed_and_shot(t)) && c.picked != Some(*t));
+        self.emit(Event::NightResult { killed });
+        if let Some(t) = killed.filter(|t| c.alive(*t)) {
+            self.emit(Event::Left {
+                seat: t,
+                cause: Cause::Shot,
+            });
+            if let Some(outcome) = self.outcome() {
+                self.end(outcome);
+                self.next_words();
+                return;
+            }
+        }
+        self.next_night_action(Some(NightAction::Shooting));
+    }
+
+    pub(super) fn entitled(&self, seat: Seat) -> bool {
+        let c = self.c();
+        let bm = self.p.best_move;
+        let denied = match bm.denial {
+            BestMoveDenial::Never => false,
+            BestMoveDenial::Day1Votes => c.day1_vote_outs >= bm.denied_at,
+            BestMoveDenial::VotesAndRemovalsBeforeKill => c.early_outs >= bm.denied_at,
+        };
+        bm.at != BestMoveAt::Never
+            && c.first_killed == Some(seat)
+            && c.best_move.is_none()
+            && !denied
+    }
+
+    pub(super) fn night_done(&mut self) {
+        let c = *self.c();
+        if let Some(k) = c.kill {
+            if c.night == 1 && self.p.best_move.at == BestMoveAt::Night && self.entitled(k) {
+                self.emit(Event::StepStarted {
+                    step: Step::BestMove {
+                        seat: k,
+                        secs: self.p.best_move.secs,
+                    },
+                });
+                return;
+            }
+        }
+        self.start_day();
+    }
+}

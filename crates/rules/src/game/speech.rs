@@ -1,0 +1,204 @@
+//! Speeches and nominations: who holds the floor, for how long, and who may
+//! be nominated.
+
+use super::*;
+
+impl Tx<'_> {
+    pub(super) fn next_step(&mut self) -> Check {
+        match self.c().step {
+            Step::Night0 { index, .. } => {
+                self.night0_step(index as usize + 1);
+                Ok(())
+            }
+            Step::FreeTalk { .. } => {
+                self.speeches_done();
+                Ok(())
+            }
+            _ => Err(self.wrong_phase("moving to the next step", "переход к следующему этапу")),
+        }
+    }
+
+    pub(super) fn nominate(&mut self, by: Seat, target: Seat) -> Check {
+        let c = *self.c();
+        if self.p.vote_call {
+            return Err(self.not_in_rules("nominations", "выставления кандидатур"));
+        }
+        match c.step {
+            Step::Speech {
+                seat, tie: false, ..
+            } if seat == by => {}
+            Step::Speech {
+                seat, tie: false, ..
+            } => return Err(self.not_your_turn(seat, by)),
+            _ => return Err(self.wrong_phase("a nomination", "выставление")),
+        }
+        self.need_alive(target)?;
+        if by == target && !self.p.nominations.self_nomination {
+            return Err(self.err(
+                Code::SelfNomination,
+                "a player may not nominate himself".into(),
+                "игрок не может выставить себя".into(),
+            ));
+        }
+        if let Some(t) = c.nomination_of[by.index()] {
+            return Err(self.err(
+                Code::NominationUsed,
+                format!("player {by} has already nominated player {t} today"),
+                format!("игрок {by} уже выставил игрока {t} сегодня"),
+            ));
+        }
+        if c.nominees.contains(target) {
+            return Err(self.err(
+                Code::AlreadyNominated,
+                format!("player {target} is already nominated; player {by} may name another"),
+                format!("игрок {target} уже выставлен; игрок {by} может выставить другого"),
+            ));
+        }
+        self.emit(Event::Nominated { by, target });
+        Ok(())
+    }
+
+    pub(super) fn withdraw(&mut self, by: Seat) -> Check {
+        if !self.p.nominations.withdrawal {
+            return Err(self.err(
+                Code::WithdrawalForbidden,
+                "this rule set does not allow withdrawing a nomination".into(),
+                "снятие кандидатуры запрещено".into(),
+            ));
+        }
+        self.need_speaker(by)?;
+        let Some(target) = self.c().nomination_of[by.index()] else {
+            return Err(self.err(
+                Code::NothingToWithdraw,
+                format!("player {by} has not nominated anyone today"),
+                format!("игрок {by} сегодня никого не выставлял"),
+            ));
+        };
+        self.emit(Event::Withdrawn { by, target });
+        Ok(())
+    }
+
+    pub(super) fn start_speeches(&mut self) {
+        let c = *self.c();
+        if let Some(ft) = self.p.free_talk {
+            if c.day >= ft.from_day && c.living().len() > ft.small_table as usize {
+                self.emit(Event::StepStarted {
+                    step: Step::FreeTalk { secs: ft.secs },
+                });
+                return;
+            }
+        }
+        self.next_turn();
+    }
+
+    /// The next regular turn of the day, or the end of the speeches.
+    pub(super) fn next_turn(&mut self) {
+        loop {
+            let c = *self.c();
+            let opener = c.opener.unwrap_or(Seat::from_index(0));
+            let next = (0..10)
+                .scan(opener, |s, _| {
+                    let cur = *s;
+                    *s = s.next();
+                    Some(cur)
+                })
+                .find(|s| c.alive(*s) && !c.spoken.contains(*s));
+            let Some(seat) = next else {
+                self.speeches_done();
+                return;
+            };
+            if c.silenced == Some((seat, c.day)) {
+                self.emit(Event::TurnSkipped { seat });
+                continue;
+            }
+            let (secs, nominations_only) = self.allowance(seat);
+            self.emit(Event::StepStarted {
+                step: Step::Speech {
+                    seat,
+                    secs,
+                    tie: false,
+                    nominations_only,
+                },
+            });
+            return;
+        }
+    }
+
+    pub(super) fn allowance(&self, seat: Seat) -> (u16, bool) {
+        let c = self.c();
+        let f = self.p.fouls;
+        match c.seats[seat.index()].mute {
+            Some(m) if m.day == c.day => {
+                if let Some(secs) = f.critical_secs {
+                    if c.living().len() <= f.critical_players as usize {
+                        return (secs, false);
+                    }
+                }
+                match f.third_foul {
+                    ThirdFoul::LoseSpeech if m.carried => (f.carried_over_secs, true),
+                    ThirdFoul::LoseSpeech => (0, true),
+                    ThirdFoul::ShortSpeech => (f.short_speech_secs, false),
+                }
+            }
+            _ => (self.p.speech_secs, false),
+        }
+    }
+
+    pub(super) fn speeches_done(&mut self) {
+        let c = *self.c();
+        if let Some(ft) = self.p.free_talk {
+            if c.day >= ft.from_day && !c.free_talk_done {
+                self.emit(Event::StepStarted {
+                    step: Step::FreeTalk {
+                        secs: ft.small_secs,
+                    },
+                });
+                return;
+            }
+        }
+        if c.vote_cancelled {
+            return self.skip_vote(NoVote::Cancelled);
+        }
+        if self.p.vote_call {
+            self.emit(Event::StepStarted {
+                step: Step::VoteCall,
+            });
+            return;
+        }
+        let nominees = c.nominees.filtered(c.living());
+        if nominees.is_empty() {
+            return self.skip_vote(NoVote::NoNominees);
+        }
+        if c.day == 1 && nominees.len() == 1 && !self.p.day1_single_nominee_vote {
+            return self.skip_vote(NoVote::SingleNomineeDay1);
+        }
+        self.start_round(nominees, 0);
+    }
+
+    pub(super) fn next_tie_turn(&mut self) {
+        let c = *self.c();
+        let next = c
+            .candidates
+            .iter()
+            .find(|s| c.alive(*s) && !c.tie_spoken.contains(*s));
+        let Some(seat) = next else {
+            let cands = c.candidates.filtered(c.living());
+            if c.vote_cancelled {
+                return self.skip_vote(NoVote::Cancelled);
+            }
+            return self.start_round(cands, c.round + 1);
+        };
+        // The Beauty's pick stays silent, and so may a muted player.
+        let muted = c.seats[seat.index()].mute.is_some_and(|m| m.day == c.day)
+            && !self.p.fouls.tie_speech_when_muted;
+        let silent = c.silenced == Some((seat, c.day)) || muted;
+        self.emit(Event::StepStarted {
+            step: Step::Speech {
+                seat,
+                secs: if silent { 0 } else { self.p.tie_speech_secs },
+                tie: true,
+                nominations_only: false,
+            },
+        });
+    }
+}
