@@ -1,28 +1,35 @@
 //! GraphQL over HTTP (`POST /graphql`) and WebSocket (`/graphql/ws`, both
 //! graphql-transport-ws and the legacy graphql-ws). Every answer is cut
 //! from the hub's per-audience feeds, so GraphQL can show no more than the
-//! raw feed does. The schema is committed as `schema.graphql`.
+//! raw feed does. The schema is committed as `schema.graphql`. Plain
+//! subscriptions on the WebSocket share their encoded payloads
+//! ([`crate::shared`]); the resolvers below serve everything else.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use async_graphql::http::{GraphiQLSource, ALL_WEBSOCKET_PROTOCOLS};
+use async_graphql::http::{
+    GraphiQLSource, WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS,
+};
 use async_graphql::{
     Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
 };
-use async_graphql_axum::{GraphQLProtocol, GraphQLRequest, GraphQLResponse, GraphQLWebSocket};
+use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use bytes::Bytes;
 use futures::Stream;
 use serde_json::Value;
 
 use crate::auth::{Access, AuthError};
 use crate::hub::{Ended, Hub, HubError, Subscription as HubSubscription};
 use crate::server::{token_of, ApiError, AppState, FeedQuery};
+use crate::shared::{self, Envelope, Groups, Plan};
 
 /// Deepest query accepted; the schema itself is four levels deep.
 pub const MAX_DEPTH: usize = 8;
@@ -493,13 +500,27 @@ async fn graphql_http(
         .into())
 }
 
+/// The WebSocket protocol the client asked for (as async-graphql-axum's
+/// extractor picks it).
+fn ws_protocol(headers: &HeaderMap) -> Option<Protocols> {
+    headers
+        .get(axum::http::header::SEC_WEBSOCKET_PROTOCOL)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|all| {
+            all.split(',')
+                .find_map(|p| p.trim().parse::<Protocols>().ok())
+        })
+}
+
 async fn graphql_ws(
     State(state): State<GqlState>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    protocol: GraphQLProtocol,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
+    let Some(protocol) = ws_protocol(&headers) else {
+        return Ok(axum::http::StatusCode::BAD_REQUEST.into_response());
+    };
     // A token in the URL or header is checked before the upgrade, so a bad
     // one is a plain 401; otherwise it may come in connection_init.
     let url_token = token_of(q.token.as_deref(), &headers).map(str::to_owned);
@@ -507,41 +528,206 @@ async fn graphql_ws(
         Some(t) => Some(state.app.tokens.check(Some(t))?),
         None => None,
     };
-    let tokens = state.app.tokens.clone();
-    let schema = state.schema.clone();
     Ok(ws
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| async move {
-            let mut data = Data::default();
-            data.insert(SubscriptionCount::default());
-            GraphQLWebSocket::new(socket, schema, protocol)
-                .with_data(data)
-                .on_connection_init(move |payload| async move {
-                    let mut data = Data::default();
-                    let access = match url_access {
-                        Some(a) => a,
-                        None => {
-                            let p: Option<InitPayload> = serde_json::from_value(payload).ok();
-                            let token = p.and_then(|p| {
-                                p.token.or(p
-                                    .auth
-                                    .map(|a| a.trim_start_matches("Bearer ").trim().to_owned()))
-                            });
-                            tokens
-                                .check(token.as_deref())
-                                .map_err(|e: AuthError| Error::new(e.to_string()))?
-                        }
-                    };
-                    data.insert(access);
-                    Ok(data)
-                })
-                .serve()
-                .await
-        })
+        .on_upgrade(move |socket| serve_ws(socket, state, protocol, url_access))
         .into_response())
+}
+
+/// Messages from the client waiting for async-graphql; more is a flood.
+const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
+
+/// One GraphQL WebSocket connection. async-graphql speaks the protocol
+/// (init, ping, queries, errors, unusual operations); plain subscriptions
+/// to `table`, `tables` and `events` are intercepted and served from
+/// shared groups ([`crate::shared`]), so only their envelope is built per
+/// subscriber.
+async fn serve_ws(
+    socket: axum::extract::ws::WebSocket,
+    state: GqlState,
+    protocol: Protocols,
+    url_access: Option<Access>,
+) {
+    use axum::extract::ws::{CloseFrame, Message};
+    use futures::{SinkExt, StreamExt};
+
+    let count = SubscriptionCount::default();
+    let mut data = Data::default();
+    data.insert(count.clone());
+    let access_slot: Arc<Mutex<Option<Access>>> = Arc::default();
+    let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<Bytes>(MAX_PENDING_CLIENT_MESSAGES);
+    let input = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
+    let tokens = state.app.tokens.clone();
+    let slot = access_slot.clone();
+    let mut gql = Box::pin(
+        async_graphql::http::WebSocket::new(state.schema.clone(), input, protocol)
+            .connection_data(data)
+            .on_connection_init(move |payload| async move {
+                let mut data = Data::default();
+                let access = match url_access {
+                    Some(a) => a,
+                    None => {
+                        let p: Option<InitPayload> = serde_json::from_value(payload).ok();
+                        let token = p.and_then(|p| {
+                            p.token.or(p
+                                .auth
+                                .map(|a| a.trim_start_matches("Bearer ").trim().to_owned()))
+                        });
+                        tokens
+                            .check(token.as_deref())
+                            .map_err(|e: AuthError| Error::new(e.to_string()))?
+                    }
+                };
+                *slot.lock().expect("lock") = Some(access.clone());
+                data.insert(access);
+                Ok(data)
+            }),
+    );
+    let kind = match protocol {
+        Protocols::GraphQLWS => Envelope::Next,
+        Protocols::SubscriptionsTransportWS => Envelope::Data,
+    };
+    let (mut tx, mut rx) = socket.split();
+    let send_timeout = state.app.config.send_timeout;
+    macro_rules! send {
+        ($msg:expr) => {
+            match tokio::time::timeout(send_timeout, tx.send($msg)).await {
+                Ok(Ok(())) => {}
+                _ => return,
+            }
+        };
+    }
+    let text = |b: Bytes| {
+        Message::Text(
+            axum::extract::ws::Utf8Bytes::try_from(b)
+                .unwrap_or_else(|_| axum::extract::ws::Utf8Bytes::from_static("{}")),
+        )
+    };
+    let mut shared: futures::stream::SelectAll<SharedStream> = futures::stream::SelectAll::new();
+    let mut owned: HashMap<String, futures::stream::AbortHandle> = HashMap::new();
+    loop {
+        tokio::select! {
+            m = rx.next() => {
+                let bytes = match m {
+                    Some(Ok(m @ (Message::Text(_) | Message::Binary(_)))) => m.into_data(),
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                };
+                let access = access_slot.lock().expect("lock").clone();
+                match intercept(&bytes, access.as_ref(), &state.groups, &count, kind) {
+                    Intercept::Start(id, stream) => {
+                        let (stream, handle) = futures::stream::abortable(stream);
+                        if let Some(old) = owned.insert(id, handle) {
+                            old.abort();
+                        }
+                        shared.push(Box::pin(stream));
+                    }
+                    Intercept::Stop(id) if owned.contains_key(&id) => {
+                        if let Some(h) = owned.remove(&id) {
+                            h.abort();
+                        }
+                        send!(text(complete_message(&id)));
+                    }
+                    Intercept::Stop(_) | Intercept::Forward => {
+                        if in_tx.try_send(bytes).is_err() {
+                            let _ = tokio::time::timeout(
+                                send_timeout,
+                                tx.send(Message::Close(Some(CloseFrame {
+                                    code: 1008,
+                                    reason: "too many messages".into(),
+                                }))),
+                            )
+                            .await;
+                            return;
+                        }
+                    }
+                }
+            }
+            m = gql.next() => match m {
+                Some(WsMessage::Text(t)) => send!(Message::Text(t.into())),
+                Some(WsMessage::Close(code, reason)) => {
+                    let _ = tokio::time::timeout(
+                        send_timeout,
+                        tx.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))),
+                    )
+                    .await;
+                    return;
+                }
+                None => return,
+            },
+            Some(b) = shared.next(), if !shared.is_empty() => send!(text(b)),
+        }
+    }
+}
+
+type SharedStream = std::pin::Pin<Box<dyn Stream<Item = Bytes> + Send>>;
+
+enum Intercept {
+    /// A shared subscription, started.
+    Start(String, SharedStream),
+    /// `complete`/`stop` for this id.
+    Stop(String),
+    /// For async-graphql.
+    Forward,
+}
+
+fn complete_message(id: &str) -> Bytes {
+    Bytes::from(serde_json::json!({"type": "complete", "id": id}).to_string())
+}
+
+/// Starts a shared subscription when the message is a `subscribe`/`start`
+/// that can be shared; everything else goes to async-graphql, which gives
+/// every error its usual form.
+fn intercept(
+    bytes: &[u8],
+    access: Option<&Access>,
+    groups: &Groups,
+    count: &SubscriptionCount,
+    kind: Envelope,
+) -> Intercept {
+    #[derive(serde::Deserialize)]
+    struct ClientMessage {
+        #[serde(rename = "type")]
+        ty: String,
+        id: Option<String>,
+        payload: Option<Value>,
+    }
+    let Ok(m) = serde_json::from_slice::<ClientMessage>(bytes) else {
+        return Intercept::Forward;
+    };
+    let (Some(id), Some(access)) = (m.id, access) else {
+        return Intercept::Forward;
+    };
+    match m.ty.as_str() {
+        "subscribe" | "start" => {}
+        "complete" | "stop" => return Intercept::Stop(id),
+        _ => return Intercept::Forward,
+    }
+    let Some(plan) = m.payload.as_ref().and_then(Plan::parse) else {
+        return Intercept::Forward;
+    };
+    // The per-connection cap: over it, async-graphql says so.
+    let n = count.0.fetch_add(1, Ordering::AcqRel);
+    let guard = CountGuard(count.0.clone());
+    if n >= MAX_SUBSCRIPTIONS_PER_CONNECTION {
+        return Intercept::Forward;
+    }
+    let Some(stream) = shared::member_stream(groups, plan, access) else {
+        return Intercept::Forward;
+    };
+    let id_json = serde_json::to_vec(&id).expect("strings serialize");
+    let complete = complete_message(&id);
+    let stream = futures::StreamExt::chain(
+        futures::StreamExt::map(stream, move |payload| {
+            let _slot = &guard;
+            shared::envelope(&id_json, kind, &payload)
+        }),
+        futures::stream::once(async move { complete }),
+    );
+    Intercept::Start(id, Box::pin(stream))
 }
 
 async fn graphiql() -> Html<String> {
@@ -557,13 +743,19 @@ async fn graphiql() -> Html<String> {
 struct GqlState {
     app: AppState,
     schema: GatewaySchema,
+    groups: Groups,
 }
 
 /// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
 pub fn routes(app: AppState) -> Router {
     let schema = schema(app.hub.clone());
+    let groups = Groups::new(app.hub.clone());
     Router::new()
         .route("/graphql", get(graphiql).post(graphql_http))
         .route("/graphql/ws", get(graphql_ws))
-        .with_state(GqlState { app, schema })
+        .with_state(GqlState {
+            app,
+            schema,
+            groups,
+        })
 }

@@ -215,6 +215,11 @@ pub struct Stats {
     pub lagged: AtomicU64,
     /// Events folded from the log.
     pub events: AtomicU64,
+    /// Shared GraphQL subscriptions: selections executed (once per event
+    /// per group of subscribers with the same operation).
+    pub graphql_group_executions: AtomicU64,
+    /// Shared GraphQL payloads queued to subscribers.
+    pub graphql_shared_deliveries: AtomicU64,
 }
 
 struct Frame {
@@ -552,6 +557,37 @@ impl Hub {
         Ok(sub)
     }
 
+    /// What [`Hub::subscribe`] would send first (and the sequence it
+    /// starts after), without subscribing.
+    pub fn initial(
+        &self,
+        game_id: &str,
+        audience: Audience,
+        from: Option<u64>,
+    ) -> Result<(Vec<Bytes>, u64), HubError> {
+        let g = self.entry(game_id)?;
+        let st = g.state.lock().expect("lock");
+        let feed = &st.feeds[slot(audience)];
+        Ok((feed.catch_up(from), feed.seq))
+    }
+
+    /// The `tables` message of the hall feed: every table (or only
+    /// `tables`) as `audience` sees it now.
+    pub fn hall_snapshot(
+        &self,
+        audience: Audience,
+        tables: Option<&Arc<crate::auth::Games>>,
+    ) -> Bytes {
+        let all = self
+            .tables()
+            .into_iter()
+            .filter(|t| tables.is_none_or(|s| s.contains(&t.game_id)))
+            .filter_map(|t| self.state(&t.game_id, audience).ok())
+            .map(|s| json!({"game_id": s.info.game_id, "info": s.info, "seq": s.seq, "view": s.view}))
+            .collect::<Vec<_>>();
+        encode(&json!({"type": "tables", "tables": all}))
+    }
+
     /// Follows every table (or only `tables`): first a `tables` message
     /// with each table's state, then a `table` message on each change.
     pub fn subscribe_hall(
@@ -567,14 +603,7 @@ impl Hub {
             hall[slot(audience)].retain(|s| !s.tx.is_closed());
             hall[slot(audience)].push(sink);
         }
-        let all = self
-            .tables()
-            .into_iter()
-            .filter(|t| tables.as_ref().is_none_or(|s| s.contains(&t.game_id)))
-            .filter_map(|t| self.state(&t.game_id, audience).ok())
-            .map(|s| json!({"game_id": s.info.game_id, "info": s.info, "seq": s.seq, "view": s.view}))
-            .collect::<Vec<_>>();
-        sub.initial = vec![encode(&json!({"type": "tables", "tables": all}))];
+        sub.initial = vec![self.hall_snapshot(audience, tables.as_ref())];
         sub
     }
 

@@ -12,6 +12,7 @@ pub mod graphql;
 pub mod hub;
 pub mod patch;
 pub mod server;
+pub mod shared;
 
 pub use auth::{Access, AuthError, Games, TokenConfig, Tokens};
 pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};

@@ -365,3 +365,197 @@ async fn the_protocol_is_given_only_once_the_game_is_over() {
         "{r}"
     );
 }
+
+/// The next protocol message that is not a keep-alive, as sent.
+async fn next_text(ws: &mut Ws) -> String {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .expect("no message within 30 s")
+            .expect("stream ended")
+            .expect("websocket error");
+        match m {
+            Message::Text(t) => {
+                let v: Value = serde_json::from_str(&t).unwrap();
+                if v["type"] != "ka" && v["type"] != "ping" && v["type"] != "pong" {
+                    return t.to_string();
+                }
+            }
+            Message::Ping(p) => ws.send(Message::Pong(p)).await.unwrap(),
+            Message::Close(c) => panic!("closed: {c:?}"),
+            _ => {}
+        }
+    }
+}
+
+/// The payload bytes of a `next`/`data` message, as sent.
+fn payload_of<'a>(text: &'a str, id: &str, kind: &str) -> &'a str {
+    let head = format!(r#"{{"id":"{id}","type":"{kind}","payload":"#);
+    text.strip_prefix(head.as_str())
+        .and_then(|t| t.strip_suffix('}'))
+        .unwrap_or_else(|| panic!("not a shared {kind} for {id}: {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribers_with_one_query_share_one_execution_per_event() {
+    let (fx, sim) = fixture_with_game().await;
+    let vars = json!({"id": "cup-t1"});
+    // Both protocols, one group: the same operation in the same audience.
+    let mut subs = Vec::new();
+    for i in 0..12 {
+        let (protocol, kind, start) = if i % 2 == 0 {
+            ("graphql-transport-ws", "next", "subscribe")
+        } else {
+            ("graphql-ws", "data", "start")
+        };
+        let mut ws = gql_ws(fx.addr, protocol, "").await;
+        send(
+            &mut ws,
+            json!({"type": "connection_init", "payload": {"token": CHIEF}}),
+        )
+        .await;
+        assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
+        let id = format!("sub-{i}");
+        send(
+            &mut ws,
+            json!({"id": id, "type": start, "payload": {"query": SUB, "variables": vars}}),
+        )
+        .await;
+        let first = next_text(&mut ws).await;
+        let snapshot: Value = serde_json::from_str(payload_of(&first, &id, kind)).unwrap();
+        assert_eq!(snapshot["data"]["table"]["kind"], "snapshot");
+        assert_eq!(snapshot["data"]["table"]["seq"], 60);
+        subs.push((ws, id, kind));
+    }
+    // The same selection behind a directive takes async-graphql's own path:
+    // the reference for what the shared path must answer.
+    let mut reference = gql_ws(fx.addr, "graphql-transport-ws", "").await;
+    send(
+        &mut reference,
+        json!({"type": "connection_init", "payload": {"token": CHIEF}}),
+    )
+    .await;
+    assert_eq!(next_msg(&mut reference).await["type"], "connection_ack");
+    let q = r#"subscription($id: String!) { table(gameId: $id) @include(if: true) { kind seq view patch event { kind } } }"#;
+    send(
+        &mut reference,
+        json!({"id": "ref", "type": "subscribe", "payload": {"query": q, "variables": vars}}),
+    )
+    .await;
+    let first = next_msg(&mut reference).await;
+    assert_eq!(first["payload"]["data"]["table"]["seq"], 60);
+
+    let executed = |fx: &Fixture| {
+        fx.hub
+            .stats()
+            .graphql_group_executions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let before = executed(&fx);
+    append(&fx.log, "cup-t1", &sim.events[60..70]).await;
+    for seq in 61..=70u64 {
+        let want = next_msg(&mut reference).await;
+        assert_eq!(want["type"], "next");
+        let mut shared: Option<String> = None;
+        for (ws, id, kind) in &mut subs {
+            let text = next_text(ws).await;
+            let payload = payload_of(&text, id, kind).to_owned();
+            let v: Value = serde_json::from_str(&payload).unwrap();
+            assert_eq!(v["data"]["table"]["seq"], seq);
+            assert_eq!(
+                v, want["payload"],
+                "shared and per-subscriber answers differ"
+            );
+            match &shared {
+                Some(s) => assert_eq!(s, &payload, "payload bytes differ"),
+                None => shared = Some(payload),
+            }
+        }
+    }
+    // One group, ten events: ten executions for twelve subscribers.
+    assert_eq!(executed(&fx) - before, 10);
+
+    // `complete` ends one subscription; the others go on.
+    let (ws0, id0, _) = &mut subs[0];
+    send(ws0, json!({"id": id0, "type": "complete"})).await;
+    let m: Value = serde_json::from_str(&next_text(ws0).await).unwrap();
+    assert_eq!(m["type"], "complete");
+    append(&fx.log, "cup-t1", &sim.events[70..71]).await;
+    for (ws, id, kind) in subs.iter_mut().skip(1) {
+        let text = next_text(ws).await;
+        let v: Value = serde_json::from_str(payload_of(&text, id, kind)).unwrap();
+        assert_eq!(v["data"]["table"]["seq"], 71);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
+    let (fx, sim) = fixture_with_game().await;
+    let public_seq = |fx: &Fixture| fx.hub.state("cup-t1", Audience::Public).unwrap().seq;
+    let after = public_seq(&fx) - 3;
+    let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
+    send(&mut ws, json!({"type": "connection_init"})).await;
+    assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
+    // Each plain (shared) operation next to the same one behind a
+    // directive, which takes async-graphql's own path.
+    let hall = "t: tables { __typename kind tables { gameId seq view } }";
+    let events = format!(
+        r#"t: events(gameId: "cup-t1", after: {after}) {{ seq at cmd kind event __typename }}"#
+    );
+    let ops = [
+        format!("subscription {{ {hall} }}"),
+        format!(
+            "subscription {{ {} }}",
+            hall.replace("tables {", "tables @include(if: true) {")
+        ),
+        format!("subscription {{ {events} }}"),
+        format!(
+            "subscription {{ {} }}",
+            events.replace(") {", ") @include(if: true) {")
+        ),
+    ];
+    for (i, q) in ops.iter().enumerate() {
+        send(
+            &mut ws,
+            json!({"id": (i + 1).to_string(), "type": "subscribe", "payload": {"query": q}}),
+        )
+        .await;
+    }
+    let mut got: Got = Default::default();
+    collect(&mut ws, &mut got, 1, 3).await;
+    assert_eq!(got["1"][0], got["2"][0]);
+    assert_eq!(got["1"][0]["data"]["t"]["__typename"], "HallMessage");
+    assert_eq!(got["1"][0]["data"]["t"]["tables"][0]["gameId"], "cup-t1");
+    append(&fx.log, "cup-t1", &sim.events[60..70]).await;
+    while fx.hub.state("cup-t1", Audience::Judge).unwrap().seq < 70 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let n = (public_seq(&fx) - after) as usize;
+    collect(&mut ws, &mut got, 1, n).await;
+    assert_eq!(got["3"][..n], got["4"][..n]);
+    assert_eq!(got["3"][0]["data"]["t"]["seq"], after + 1);
+    assert_eq!(got["3"][0]["data"]["t"]["__typename"], "GameEvent");
+    assert!(
+        got["3"][0]["data"]["t"]["cmd"].is_null(),
+        "public saw a command number"
+    );
+}
+
+type Got = std::collections::HashMap<String, Vec<Value>>;
+
+/// Reads `next` payloads by id until ids 1 and 2 have `hall` each and ids
+/// 3 and 4 have `events` each.
+async fn collect(ws: &mut Ws, got: &mut Got, hall: usize, events: usize) {
+    loop {
+        let count = |id: &str| got.get(id).map_or(0, Vec::len);
+        if count("1") >= hall && count("2") >= hall && count("3") >= events && count("4") >= events
+        {
+            return;
+        }
+        let m = next_msg(ws).await;
+        assert_eq!(m["type"], "next", "{m}");
+        got.entry(m["id"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(m["payload"].clone());
+    }
+}

@@ -112,3 +112,79 @@ async fn public_feeds_of_many_games_hide_every_hidden_fact_and_rebuild_the_engin
         assert!(covered.contains(&k), "no simulated game had {k}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
+    use futures::StreamExt;
+    use mafia_gateway::shared::{member_stream, Groups, Plan};
+    let config = HubConfig {
+        queue_capacity: 4,
+        ..hub_config(Duration::from_secs(3600))
+    };
+    let fx = start(config, mafia_gateway::ServerConfig::default()).await;
+    let sim = game(RuleSetId::Club, 7);
+    create(&fx.log, "t", &sim, 1).await;
+    append(&fx.log, "t", &sim.events[..10]).await;
+    while fx
+        .hub
+        .state("t", Audience::Judge)
+        .map_or(true, |s| s.seq < 10)
+    {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let groups = Groups::new(fx.hub.clone());
+    let query = serde_json::json!({"query": r#"subscription { table(gameId: "t") { kind seq } }"#});
+    let access = mafia_gateway::Access::ChiefJudge;
+    let mut slow = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
+    let mut fast = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
+    assert_eq!(groups.len(), 1);
+    async fn next(s: &mut (impl futures::Stream<Item = bytes::Bytes> + Unpin)) -> Value {
+        let b = tokio::time::timeout(Duration::from_secs(30), s.next())
+            .await
+            .expect("no message within 30 s")
+            .expect("stream ended");
+        serde_json::from_slice::<Value>(&b).unwrap()["data"]["table"].clone()
+    }
+    for s in [&mut slow, &mut fast] {
+        let m = next(s).await;
+        assert_eq!(
+            (m["kind"].as_str(), m["seq"].as_u64()),
+            (Some("snapshot"), Some(10))
+        );
+    }
+    append(&fx.log, "t", &sim.events[10..30]).await;
+    // The reader keeps up (or, if the machine is slow, is cut back too):
+    // never a gap.
+    let mut seq = 10;
+    while seq < 30 {
+        let m = next(&mut fast).await;
+        let s = m["seq"].as_u64().unwrap();
+        if m["kind"] == "delta" {
+            assert_eq!(s, seq + 1, "gap");
+        }
+        seq = s;
+    }
+    // The one that did not read: what fitted in its queue, in order, then
+    // a fresh snapshot.
+    let mut seq = 10;
+    let mut deltas = 0;
+    let last = loop {
+        let m = next(&mut slow).await;
+        if m["kind"] != "delta" {
+            break m;
+        }
+        deltas += 1;
+        assert_eq!(m["seq"].as_u64().unwrap(), seq + 1);
+        seq += 1;
+    };
+    assert!(deltas <= 4, "{deltas} deltas queued");
+    assert_eq!(last["kind"], "snapshot");
+    assert_eq!(last["seq"], 30);
+    assert!(
+        fx.hub
+            .stats()
+            .lagged
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 1
+    );
+}

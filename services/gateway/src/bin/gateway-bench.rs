@@ -454,6 +454,17 @@ async fn main() -> anyhow::Result<()> {
             0.0
         }
     );
+    // Shared GraphQL subscriptions: payloads encoded (once per event per
+    // group of identical operations) against payloads delivered.
+    let stats = hub.stats();
+    let encoded = stats.graphql_group_executions.load(Ordering::Relaxed);
+    let shared = stats.graphql_shared_deliveries.load(Ordering::Relaxed);
+    println!("graphql_payloads_encoded: {encoded} msgs");
+    println!("graphql_shared_deliveries: {shared} msgs");
+    println!(
+        "graphql_deliveries_per_encoding: {:.1} ratio",
+        shared as f64 / encoded.max(1) as f64
+    );
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

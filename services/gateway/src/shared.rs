@@ -1,0 +1,862 @@
+//! Shared GraphQL subscriptions. Subscribers whose operations select the
+//! same fields of the same feed (`table`, `tables`, `events`) in the same
+//! audience form a group: the group follows the hub once and, for each
+//! event, executes the selection once into the `payload` bytes that every
+//! member then sends inside its own envelope
+//! (`{"id":…,"type":"next","payload":…}`). Only the envelope is per
+//! subscriber.
+//!
+//! Only plain operations are served this way: one subscription field,
+//! fields and aliases (and `__typename`), no fragments or directives, well
+//! typed arguments. Anything else, and any error (an unknown table, a
+//! forbidden one, the per-connection cap), takes async-graphql's own path,
+//! which gives the usual answer.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use async_graphql::parser::types::{DocumentOperations, OperationType, Selection, SelectionSet};
+use async_graphql::Value as ConstValue;
+use bytes::Bytes;
+use futures::Stream;
+use mafia_rules::Audience;
+use serde_json::Value;
+use tokio::sync::{mpsc, Notify};
+
+use crate::auth::{Access, Games};
+use crate::hub::{Ended, Hub, Subscription as HubSubscription};
+
+/// Fields in one shared operation at most; bigger ones take the general
+/// path (which also enforces the complexity limit).
+const MAX_FIELDS: usize = 64;
+
+/// The subscription fields that can be shared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Root {
+    Table,
+    Tables,
+    Events,
+}
+
+/// One selected field: its response key, its name, and for object fields
+/// the selection below it.
+#[derive(Debug)]
+struct Sel {
+    key: String,
+    name: String,
+    sub: Option<Vec<Sel>>,
+}
+
+/// The object types of the subscription feeds, and their fields (`Some` for
+/// an object-typed field: its type).
+fn field_type(ty: &str, name: &str) -> Option<Option<&'static str>> {
+    let scalar = Some(None);
+    match (ty, name) {
+        (_, "__typename") => scalar,
+        ("FeedMessage", "kind" | "gameId" | "seq" | "view" | "patch") => scalar,
+        ("FeedMessage", "event") => Some(Some("GameEvent")),
+        ("GameEvent", "seq" | "at" | "cmd" | "kind" | "event") => scalar,
+        ("HallMessage", "kind") => scalar,
+        ("HallMessage", "tables") => Some(Some("HallTable")),
+        ("HallTable", "gameId" | "seq" | "view") => scalar,
+        _ => None,
+    }
+}
+
+fn selection(ty: &str, set: &SelectionSet, fields: &mut usize, out: &mut Vec<Sel>) -> Option<()> {
+    if set.items.is_empty() {
+        return None;
+    }
+    for item in &set.items {
+        let Selection::Field(f) = &item.node else {
+            return None;
+        };
+        let f = &f.node;
+        *fields += 1;
+        if *fields > MAX_FIELDS || !f.directives.is_empty() || !f.arguments.is_empty() {
+            return None;
+        }
+        let key = f.response_key().node.to_string();
+        let name = f.name.node.to_string();
+        // Two fields under one key must agree; simplest to take none.
+        if out.iter().any(|s| s.key == key) {
+            return None;
+        }
+        let sub = match field_type(ty, &name)? {
+            None if f.selection_set.node.items.is_empty() => None,
+            None => return None,
+            Some(obj) => {
+                let mut v = Vec::new();
+                selection(obj, &f.selection_set.node, fields, &mut v)?;
+                Some(v)
+            }
+        };
+        out.push(Sel { key, name, sub });
+    }
+    Some(())
+}
+
+/// What a shareable subscribe message asks for.
+#[derive(Debug)]
+pub struct Plan {
+    root: Root,
+    key: String,
+    fields: Vec<Sel>,
+    game_id: Option<String>,
+    /// `from` (table) or `after` (events).
+    from: Option<u64>,
+    /// The normalized selection, part of the group key.
+    canonical: String,
+}
+
+fn canonical(sels: &[Sel], out: &mut String) {
+    for (i, s) in sels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&s.key);
+        out.push(':');
+        out.push_str(&s.name);
+        if let Some(sub) = &s.sub {
+            out.push('{');
+            canonical(sub, out);
+            out.push('}');
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestPayload {
+    query: String,
+    #[serde(default)]
+    variables: Option<Value>,
+    #[serde(default)]
+    operation_name: Option<String>,
+}
+
+impl Plan {
+    /// The plan for a `subscribe`/`start` payload, or `None` when it is not
+    /// a plain operation on a shareable field.
+    pub fn parse(payload: &Value) -> Option<Plan> {
+        let req: RequestPayload = serde_json::from_value(payload.clone()).ok()?;
+        let doc = async_graphql::parser::parse_query(&req.query).ok()?;
+        if !doc.fragments.is_empty() {
+            return None;
+        }
+        let op = match (&doc.operations, &req.operation_name) {
+            (DocumentOperations::Single(op), None) => op,
+            (DocumentOperations::Single(_), Some(_)) => return None,
+            (DocumentOperations::Multiple(ops), name) if ops.len() == 1 => {
+                let (n, op) = ops.iter().next()?;
+                if name.as_ref().is_some_and(|name| n.as_str() != name) {
+                    return None;
+                }
+                op
+            }
+            _ => return None,
+        };
+        let op = &op.node;
+        if op.ty != OperationType::Subscription
+            || !op.directives.is_empty()
+            || op.selection_set.node.items.len() != 1
+        {
+            return None;
+        }
+        let Selection::Field(root) = &op.selection_set.node.items[0].node else {
+            return None;
+        };
+        let root = &root.node;
+        if !root.directives.is_empty() {
+            return None;
+        }
+        let (which, ty) = match root.name.node.as_str() {
+            "table" => (Root::Table, "FeedMessage"),
+            "tables" => (Root::Tables, "HallMessage"),
+            "events" => (Root::Events, "GameEvent"),
+            _ => return None,
+        };
+        // Variables: each declared once, with the exact type of the
+        // argument it feeds, and used.
+        let vars = req.variables.unwrap_or(Value::Null);
+        let mut declared: HashMap<String, (String, Option<Value>, bool)> = HashMap::new();
+        for d in &op.variable_definitions {
+            let d = &d.node;
+            if !d.directives.is_empty() {
+                return None;
+            }
+            let value = match vars.get(d.name.node.as_str()) {
+                Some(v) => Some(v.clone()),
+                None => match &d.default_value {
+                    Some(c) => Some(c.node.clone().into_json().ok()?),
+                    None => None,
+                },
+            };
+            let prev = declared.insert(
+                d.name.node.to_string(),
+                (d.var_type.node.to_string(), value, false),
+            );
+            if prev.is_some() {
+                return None;
+            }
+        }
+        let mut game_id = None;
+        let mut from = None;
+        for (name, value) in &root.arguments {
+            let want: &[&str] = match (which, name.node.as_str()) {
+                (Root::Table | Root::Events, "gameId") => &["String!"],
+                (Root::Table, "from") => &["Int", "Int!"],
+                (Root::Events, "after") => &["Int!"],
+                _ => return None,
+            };
+            let mut bad = false;
+            let v = value
+                .node
+                .clone()
+                .into_const_with(|var| match declared.get_mut(var.as_str()) {
+                    Some((ty, v, used)) if want.contains(&ty.as_str()) => {
+                        *used = true;
+                        match v {
+                            Some(v) => ConstValue::from_json(v.clone()).map_err(|_| ()),
+                            None => Ok(ConstValue::Null),
+                        }
+                    }
+                    _ => {
+                        bad = true;
+                        Err(())
+                    }
+                })
+                .ok()?;
+            if bad {
+                return None;
+            }
+            match (name.node.as_str(), v) {
+                ("gameId", ConstValue::String(s)) if game_id.is_none() => game_id = Some(s),
+                ("from", ConstValue::Null) => {}
+                ("from" | "after", ConstValue::Number(n)) if from.is_none() => {
+                    from = Some(n.as_u64()?);
+                }
+                _ => return None,
+            }
+        }
+        if declared.values().any(|(_, _, used)| !used) {
+            return None;
+        }
+        if which != Root::Tables && game_id.is_none() {
+            return None;
+        }
+        let mut fields = 1;
+        let mut sels = Vec::new();
+        selection(ty, &root.selection_set.node, &mut fields, &mut sels)?;
+        let mut canon = String::new();
+        canonical(&sels, &mut canon);
+        Some(Plan {
+            root: which,
+            key: root.response_key().node.to_string(),
+            fields: sels,
+            game_id,
+            from: if which == Root::Events {
+                Some(from.unwrap_or(0))
+            } else {
+                from
+            },
+            canonical: canon,
+        })
+    }
+
+    /// The game this plan follows, if any (for the caller's checks).
+    pub fn game_id(&self) -> Option<&str> {
+        self.game_id.as_deref()
+    }
+
+    /// `{"data":{"<key>":<selection of msg>}}`, or `None` when `msg` is
+    /// not for this field (a snapshot on `events`).
+    fn execute(&self, msg: &Value) -> Option<Bytes> {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(b"{\"data\":{");
+        write_str(&mut out, &self.key);
+        out.push(b':');
+        match self.root {
+            Root::Table => object(&mut out, "FeedMessage", &self.fields, msg),
+            Root::Tables => object(&mut out, "HallMessage", &self.fields, msg),
+            Root::Events => {
+                if msg["type"] != "delta" {
+                    return None;
+                }
+                object(&mut out, "GameEvent", &self.fields, &msg["event"])
+            }
+        }
+        out.extend_from_slice(b"}}");
+        Some(Bytes::from(out))
+    }
+
+    fn execute_event(&self, event: &Value) -> Bytes {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(b"{\"data\":{");
+        write_str(&mut out, &self.key);
+        out.push(b':');
+        object(&mut out, "GameEvent", &self.fields, event);
+        out.extend_from_slice(b"}}");
+        Bytes::from(out)
+    }
+}
+
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(&mut *out, s).expect("strings serialize");
+}
+
+fn str_of(v: &Value) -> &str {
+    v.as_str().unwrap_or_default()
+}
+
+fn write_json(out: &mut Vec<u8>, v: &Value) {
+    serde_json::to_writer(&mut *out, v).expect("JSON values serialize");
+}
+
+fn write_u64(out: &mut Vec<u8>, v: &Value) {
+    let _ = write!(out, "{}", v.as_u64().unwrap_or(0));
+}
+
+/// Writes the selection of the raw feed JSON `v` seen as `ty`, the way the
+/// resolvers in `graphql.rs` read it.
+fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
+    out.push(b'{');
+    for (i, s) in sels.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, &s.key);
+        out.push(b':');
+        match (ty, s.name.as_str()) {
+            (_, "__typename") => write_str(out, ty),
+            ("FeedMessage" | "HallMessage", "kind") => write_str(out, str_of(&v["type"])),
+            ("FeedMessage" | "HallTable", "gameId") => write_str(out, str_of(&v["game_id"])),
+            (_, "seq") => write_u64(out, &v["seq"]),
+            ("FeedMessage", "view" | "patch") => write_json(out, &v[s.name.as_str()]),
+            ("FeedMessage", "event") => {
+                if v["event"].is_null() {
+                    out.extend_from_slice(b"null");
+                } else {
+                    object(
+                        out,
+                        "GameEvent",
+                        s.sub.as_deref().unwrap_or(&[]),
+                        &v["event"],
+                    );
+                }
+            }
+            ("GameEvent", "at") => {
+                let _ = write!(out, "{}", v["at"].as_i64().unwrap_or(0));
+            }
+            ("GameEvent", "cmd") => match v["cmd"].as_u64() {
+                Some(c) => {
+                    let _ = write!(out, "{}", c as u32);
+                }
+                None => out.extend_from_slice(b"null"),
+            },
+            ("GameEvent", "kind") => write_str(out, str_of(&v["event"]["type"])),
+            ("GameEvent", "event") => write_json(out, &v["event"]),
+            ("HallMessage", "tables") => {
+                let sub = s.sub.as_deref().unwrap_or(&[]);
+                out.push(b'[');
+                match v["tables"].as_array() {
+                    Some(all) => {
+                        for (j, t) in all.iter().enumerate() {
+                            if j > 0 {
+                                out.push(b',');
+                            }
+                            object(out, "HallTable", sub, t);
+                        }
+                    }
+                    None => object(out, "HallTable", sub, v),
+                }
+                out.push(b']');
+            }
+            ("HallTable", "view") => write_json(out, &v["view"]),
+            _ => out.extend_from_slice(b"null"),
+        }
+    }
+    out.push(b'}');
+}
+
+/// Who a group serves: one feed in one audience, one selection.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct GroupKey {
+    audience: usize,
+    root: Root,
+    /// The game, or for the hall the tables a judge may see.
+    scope: String,
+    selection: String,
+}
+
+struct Member {
+    tx: mpsc::Sender<(u64, Bytes)>,
+    lagged: Arc<AtomicBool>,
+}
+
+struct Group {
+    members: Mutex<Vec<Member>>,
+    alive: AtomicBool,
+    stop: Arc<Notify>,
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.stop.notify_one();
+    }
+}
+
+/// The registry of groups; one per GraphQL router.
+#[derive(Clone)]
+pub struct Groups {
+    hub: Hub,
+    map: Arc<Mutex<HashMap<GroupKey, Weak<Group>>>>,
+}
+
+/// A member's end of a group.
+struct Joined {
+    /// Keeps the group alive while this member is in it.
+    _group: Arc<Group>,
+    rx: mpsc::Receiver<(u64, Bytes)>,
+    lagged: Arc<AtomicBool>,
+}
+
+impl Groups {
+    pub fn new(hub: Hub) -> Groups {
+        Groups {
+            hub,
+            map: Arc::default(),
+        }
+    }
+
+    /// Groups alive now (for tests and stats).
+    pub fn len(&self) -> usize {
+        let mut map = self.map.lock().expect("lock");
+        map.retain(|_, g| g.strong_count() > 0);
+        map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Registers a member with the group for `key`, starting the group if
+    /// there is none. The group's hub subscription exists before this
+    /// returns, so a catch-up taken afterwards leaves no gap.
+    fn join(
+        &self,
+        key: &GroupKey,
+        plan: &Arc<Plan>,
+        hall: Option<Option<Arc<Games>>>,
+    ) -> Option<Joined> {
+        let capacity = self.hub.config().queue_capacity;
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let lagged = Arc::new(AtomicBool::new(false));
+        let member = Member {
+            tx,
+            lagged: lagged.clone(),
+        };
+        let mut map = self.map.lock().expect("lock");
+        if let Some(g) = map.get(key).and_then(Weak::upgrade) {
+            let mut members = g.members.lock().expect("lock");
+            if g.alive.load(Ordering::Acquire) {
+                members.push(member);
+                drop(members);
+                return Some(Joined {
+                    _group: g,
+                    rx,
+                    lagged,
+                });
+            }
+        }
+        let audience = crate::hub::AUDIENCES[key.audience];
+        let sub = match &hall {
+            Some(only) => self.hub.subscribe_hall(audience, only.clone()),
+            None => self
+                .hub
+                .subscribe(plan.game_id.as_deref()?, audience, None)
+                .ok()?,
+        };
+        let stop = Arc::new(Notify::new());
+        let group = Arc::new(Group {
+            members: Mutex::new(vec![member]),
+            alive: AtomicBool::new(true),
+            stop: stop.clone(),
+        });
+        map.retain(|_, g| g.strong_count() > 0);
+        map.insert(key.clone(), Arc::downgrade(&group));
+        drop(map);
+        let hub = self.hub.clone();
+        let plan = plan.clone();
+        let weak = Arc::downgrade(&group);
+        tokio::spawn(run_group(hub, plan, sub, hall, weak, stop));
+        Some(Joined {
+            _group: group,
+            rx,
+            lagged,
+        })
+    }
+}
+
+/// One group's loop: each hub message is executed once and offered to
+/// every member.
+async fn run_group(
+    hub: Hub,
+    plan: Arc<Plan>,
+    mut sub: HubSubscription,
+    hall: Option<Option<Arc<Games>>>,
+    group: Weak<Group>,
+    stop: Arc<Notify>,
+) {
+    let end = |lagged: bool| {
+        if let Some(g) = group.upgrade() {
+            let mut members = g.members.lock().expect("lock");
+            g.alive.store(false, Ordering::Release);
+            for m in members.drain(..) {
+                m.lagged.store(lagged, Ordering::Release);
+            }
+        }
+    };
+    loop {
+        let msg = tokio::select! {
+            _ = stop.notified() => return,
+            m = sub.recv() => m,
+        };
+        match msg {
+            Ok(b) => {
+                let Some(g) = group.upgrade() else { return };
+                let v: Value = serde_json::from_slice(&b).unwrap_or_default();
+                let Some(payload) = plan.execute(&v) else {
+                    continue;
+                };
+                hub.stats()
+                    .graphql_group_executions
+                    .fetch_add(1, Ordering::Relaxed);
+                let seq = if hall.is_some() {
+                    0
+                } else {
+                    v["seq"].as_u64().unwrap_or(0)
+                };
+                let stats = hub.stats();
+                g.members.lock().expect("lock").retain(|m| {
+                    match m.tx.try_send((seq, payload.clone())) {
+                        Ok(()) => {
+                            stats
+                                .graphql_shared_deliveries
+                                .fetch_add(1, Ordering::Relaxed);
+                            true
+                        }
+                        Err(mpsc::error::TrySendError::Full(_)) => {
+                            m.lagged.store(true, Ordering::Release);
+                            stats.lagged.fetch_add(1, Ordering::Relaxed);
+                            false
+                        }
+                        Err(mpsc::error::TrySendError::Closed(_)) => false,
+                    }
+                });
+            }
+            Err(Ended::Lagged) => {
+                // The group itself fell behind: every member is cut back
+                // to a snapshot, as a lagging subscriber would be.
+                end(true);
+                return;
+            }
+            Err(Ended::Closed) => {
+                end(false);
+                return;
+            }
+        }
+    }
+}
+
+/// How a member's envelope is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Envelope {
+    /// graphql-transport-ws: `next`.
+    Next,
+    /// Legacy graphql-ws: `data`.
+    Data,
+}
+
+/// `{"id":<id>,"type":"next","payload":<payload>}` with the payload bytes
+/// spliced in.
+pub fn envelope(id_json: &[u8], kind: Envelope, payload: &[u8]) -> Bytes {
+    let ty: &[u8] = match kind {
+        Envelope::Next => b",\"type\":\"next\",\"payload\":",
+        Envelope::Data => b",\"type\":\"data\",\"payload\":",
+    };
+    let mut out = Vec::with_capacity(id_json.len() + payload.len() + 40);
+    out.extend_from_slice(b"{\"id\":");
+    out.extend_from_slice(id_json);
+    out.extend_from_slice(ty);
+    out.extend_from_slice(payload);
+    out.push(b'}');
+    Bytes::from(out)
+}
+
+/// One member's messages: its own catch-up, executed for it alone, then
+/// the group's shared payloads; cut back to a fresh snapshot when it falls
+/// behind. `None` from the stream: the hub closed.
+pub fn member_stream(
+    groups: &Groups,
+    plan: Plan,
+    access: &Access,
+) -> Option<impl Stream<Item = Bytes> + Send + 'static> {
+    let plan = Arc::new(plan);
+    let (key, hall) = match plan.root {
+        Root::Tables => {
+            let (a, only) = access.hall();
+            let scope = format!("{:?}", only.as_deref());
+            (
+                GroupKey {
+                    audience: slot(a),
+                    root: plan.root,
+                    scope,
+                    selection: plan.canonical.clone(),
+                },
+                Some(only),
+            )
+        }
+        Root::Table | Root::Events => {
+            let game = plan.game_id.as_deref()?;
+            if !groups.hub.has_table(game) {
+                return None;
+            }
+            let a = access.audience_for(game).ok()?;
+            (
+                GroupKey {
+                    audience: slot(a),
+                    root: plan.root,
+                    scope: game.to_owned(),
+                    selection: plan.canonical.clone(),
+                },
+                None,
+            )
+        }
+    };
+    let groups = groups.clone();
+    let start = start_member(&groups, &key, &plan, &hall, plan.from, true)?;
+    let state = (start, groups, key, plan, hall);
+    Some(futures::stream::unfold(
+        state,
+        |(mut m, groups, key, plan, hall)| async move {
+            loop {
+                if let Some(b) = m.queue.pop_front() {
+                    return Some((b, (m, groups, key, plan, hall)));
+                }
+                match m.joined.rx.recv().await {
+                    Some((seq, b)) => {
+                        if hall.is_none() && seq <= m.seen {
+                            continue;
+                        }
+                        if hall.is_none() {
+                            m.seen = seq;
+                        }
+                        m.queue.push_back(b);
+                    }
+                    None if m.joined.lagged.load(Ordering::Acquire) => {
+                        // `events` keeps its numbering: live deltas after
+                        // the cut-back, as before.
+                        let keep = (plan.root == Root::Events).then_some(m.seen);
+                        let mut next = start_member(&groups, &key, &plan, &hall, None, false)?;
+                        if let Some(seen) = keep {
+                            next.seen = next.seen.max(seen);
+                        }
+                        m = next;
+                    }
+                    None => return None,
+                }
+            }
+        },
+    ))
+}
+
+struct MemberState {
+    joined: Joined,
+    queue: VecDeque<Bytes>,
+    /// The last sequence this member has (table and events).
+    seen: u64,
+}
+
+fn slot(a: Audience) -> usize {
+    crate::hub::AUDIENCES
+        .iter()
+        .position(|x| *x == a)
+        .expect("three audiences")
+}
+
+/// Joins the group, then takes this member's catch-up (so nothing falls
+/// between the two).
+fn start_member(
+    groups: &Groups,
+    key: &GroupKey,
+    plan: &Arc<Plan>,
+    hall: &Option<Option<Arc<Games>>>,
+    from: Option<u64>,
+    first: bool,
+) -> Option<MemberState> {
+    let joined = groups.join(key, plan, hall.clone())?;
+    let audience = crate::hub::AUDIENCES[key.audience];
+    let mut queue = VecDeque::new();
+    let seen;
+    match (plan.root, hall) {
+        (_, Some(only)) => {
+            let all = groups.hub.hall_snapshot(audience, only.as_ref());
+            queue.extend(plan.execute(&serde_json::from_slice(&all).unwrap_or_default()));
+            seen = 0;
+        }
+        (Root::Events, None) => {
+            let game = plan.game_id.as_deref()?;
+            let after = from.unwrap_or(0);
+            let (initial, seq) = groups.hub.initial(game, audience, Some(after)).ok()?;
+            let snapshot = initial
+                .first()
+                .is_some_and(|b| b.starts_with(br#"{"type":"snapshot""#));
+            if !first {
+                // A cut-back: live events only.
+                seen = seq;
+            } else if snapshot && after < seq {
+                let evs = groups
+                    .hub
+                    .events(game, audience, after, usize::MAX)
+                    .unwrap_or_default();
+                for e in &evs {
+                    let v = serde_json::to_value(e).unwrap_or_default();
+                    queue.push_back(plan.execute_event(&v));
+                }
+                let last = evs.last().map_or(after, |e| e.seq.max(after));
+                // Live deltas resume after both the backlog and the
+                // catch-up point.
+                seen = last.max(seq).max(after);
+            } else {
+                for b in &initial {
+                    if let Some(p) = plan.execute(&serde_json::from_slice(b).unwrap_or_default()) {
+                        queue.push_back(p);
+                    }
+                }
+                seen = seq.max(after);
+            }
+        }
+        (_, None) => {
+            let game = plan.game_id.as_deref()?;
+            let (initial, seq) = groups.hub.initial(game, audience, from).ok()?;
+            for b in &initial {
+                if let Some(p) = plan.execute(&serde_json::from_slice(b).unwrap_or_default()) {
+                    queue.push_back(p);
+                }
+            }
+            seen = seq;
+        }
+    }
+    Some(MemberState {
+        joined,
+        queue,
+        seen,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(query: &str, variables: Value) -> Option<Plan> {
+        Plan::parse(&json!({"query": query, "variables": variables}))
+    }
+
+    #[test]
+    fn plain_operations_are_shared_and_unusual_ones_are_not() {
+        // What the npm graphql-ws client in tests/e2e and the bench send.
+        let e2e = "subscription ($gameId: String!) {\n  events(gameId: $gameId, after: 0) { seq at kind event }\n}";
+        let p = plan(e2e, json!({"gameId": "g"})).unwrap();
+        assert_eq!(
+            (p.root, p.game_id(), p.from),
+            (Root::Events, Some("g"), Some(0))
+        );
+        let bench = "subscription($id: String!) { table(gameId: $id) { kind seq event { at } } }";
+        assert!(plan(bench, json!({"id": "g"})).is_some());
+        assert!(plan(
+            "subscription Hall { tables { kind tables { gameId } } }",
+            Value::Null
+        )
+        .is_some());
+        // Same selection, same group key, whatever the spacing or variable name.
+        let a = plan(
+            "subscription { table(gameId: \"g\") { kind seq } }",
+            Value::Null,
+        )
+        .unwrap();
+        let b = plan(
+            "subscription($x: String!) {table(gameId:$x){kind\nseq}}",
+            json!({"x": "g"}),
+        )
+        .unwrap();
+        assert_eq!(a.canonical, b.canonical);
+
+        for (q, vars) in [
+            (
+                "subscription { table(gameId: \"g\") { ...F } } fragment F on FeedMessage { kind }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") @include(if: true) { kind } }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") { kind @skip(if: false) } }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") { nope } }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") { event } }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") { a: kind a: seq } }",
+                Value::Null,
+            ),
+            ("subscription { table(gameId: 3) { kind } }", Value::Null),
+            (
+                "subscription { table(gameId: \"g\", from: -1) { kind } }",
+                Value::Null,
+            ),
+            ("subscription { table { kind } }", Value::Null),
+            (
+                "subscription($id: String!, $unused: Int) { table(gameId: $id) { kind } }",
+                json!({"id": "g"}),
+            ),
+            (
+                "subscription($id: String) { table(gameId: $id) { kind } }",
+                json!({"id": "g"}),
+            ),
+            (
+                "subscription($id: String!) { table(gameId: $id) { kind } }",
+                Value::Null,
+            ),
+            (
+                "subscription { table(gameId: \"g\") { kind } tables { kind } }",
+                Value::Null,
+            ),
+            ("query { tables { gameId } }", Value::Null),
+            ("subscription {", Value::Null),
+        ] {
+            assert!(plan(q, vars).is_none(), "shared: {q}");
+        }
+    }
+
+    #[test]
+    fn the_envelope_splices_the_id_around_the_shared_payload() {
+        let id = serde_json::to_vec("a\"b").unwrap();
+        let e = envelope(&id, Envelope::Data, br#"{"data":{}}"#);
+        let v: Value = serde_json::from_slice(&e).unwrap();
+        assert_eq!(
+            v,
+            json!({"id": "a\"b", "type": "data", "payload": {"data": {}}})
+        );
+    }
+}
