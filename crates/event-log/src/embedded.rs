@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use bytes::Bytes;
 use redb::{Database, Durability, ReadableTable, TableDefinition, WriteTransaction};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 
 use crate::{
     ttl_millis, validate_game_id, validate_owner, Appended, EventLog, FeedCursor, FeedEntry,
@@ -53,7 +53,9 @@ impl Default for EmbeddedConfig {
 /// first is dropped).
 ///
 /// Every write commits with [`Durability::Immediate`] (fsync) before
-/// returning. Leases live in memory, because only this process can write the
+/// returning. Appends are group-committed: those arriving while a
+/// transaction commits share the next one (and its fsync), each checked on
+/// its own. Leases live in memory, because only this process can write the
 /// file and so no holder outlives it; their fence counters live in the file,
 /// so fences keep increasing across restarts. Lease expiry uses the monotonic
 /// clock. Cheap to clone (all clones share the database).
@@ -70,6 +72,39 @@ struct Inner {
     /// Highest committed global feed seq, so `FeedCursor::now()` can be
     /// resolved without touching the file.
     feed_last: AtomicU64,
+    /// Appends waiting for the next group commit.
+    commits: Mutex<Commits>,
+}
+
+/// Group commit: appends queue here while a write transaction commits; the
+/// committer then takes them all into the next transaction (one fsync for
+/// all), checking each one's expected seq and fence on its own.
+#[derive(Default)]
+struct Commits {
+    queue: Vec<PendingAppend>,
+    /// Whether a committer is running (it drains the queue until empty).
+    running: bool,
+}
+
+type Done = oneshot::Sender<Result<Appended, LogError>>;
+type Answer = (Done, Result<Appended, LogError>);
+
+struct PendingAppend {
+    game: String,
+    expected_last_seq: u64,
+    fence: u64,
+    payloads: Vec<Bytes>,
+    done: oneshot::Sender<Result<Appended, LogError>>,
+}
+
+/// An append checked and written into the open transaction, answered once
+/// the transaction is committed.
+struct Written {
+    done: oneshot::Sender<Result<Appended, LogError>>,
+    game: String,
+    first_seq: u64,
+    first_feed: u64,
+    payloads: Vec<Bytes>,
 }
 
 struct LiveLease {
@@ -132,6 +167,7 @@ impl EmbeddedLog {
                 leases: Mutex::new(HashMap::new()),
                 feed_tx,
                 feed_last: AtomicU64::new(feed_last),
+                commits: Mutex::new(Commits::default()),
             }),
         })
     }
@@ -176,6 +212,194 @@ impl Inner {
         // A panic while holding the lock cannot leave the map half-updated
         // (every update is a single insert/remove), so poisoning is ignorable.
         self.leases.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_commits(&self) -> std::sync::MutexGuard<'_, Commits> {
+        // Updates are a push or a take: poisoning is ignorable.
+        self.commits.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Commits queued appends, batch after batch, until the queue is empty.
+    /// Runs on a blocking thread; at most one runs at a time. The last
+    /// batch's callers are answered only after this thread let go of the
+    /// database, so a caller that drops the log can reopen the file at once.
+    fn commit_loop(inner: Arc<Inner>) {
+        let mut inner = Some(inner);
+        while let Some(me) = inner.as_ref() {
+            let batch = {
+                let mut commits = me.lock_commits();
+                if commits.queue.is_empty() {
+                    commits.running = false;
+                    return;
+                }
+                std::mem::take(&mut commits.queue)
+            };
+            let answers =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| me.commit_batch(batch)));
+            let more = {
+                let mut commits = me.lock_commits();
+                if answers.is_err() {
+                    // The batch's callers got an error as their senders were
+                    // dropped; fail the queued ones too rather than retry.
+                    commits.queue.clear();
+                }
+                let more = answers.is_ok() && !commits.queue.is_empty();
+                commits.running = more;
+                more
+            };
+            if !more {
+                inner = None;
+            }
+            for (done, result) in answers.unwrap_or_default() {
+                let _ = done.send(result);
+            }
+        }
+    }
+
+    /// One write transaction for `batch`: each append is checked (fence,
+    /// then expected seq) against the state including the earlier appends
+    /// of the batch; refused ones get their error and write nothing. The
+    /// others are answered after the commit (fsync). A storage failure fails
+    /// the whole batch.
+    fn commit_batch(&self, batch: Vec<PendingAppend>) -> Vec<Answer> {
+        let mut refused = Vec::new();
+        let mut written = Vec::with_capacity(batch.len());
+        let outcome = self.write_batch(batch, &mut refused, &mut written);
+        let mut answers: Vec<Answer> = refused
+            .into_iter()
+            .map(|(done, e)| (done, Err(e)))
+            .collect();
+        match outcome {
+            Ok(()) => {
+                if let Some(w) = written.last() {
+                    let last_feed = w.first_feed + w.payloads.len() as u64 - 1;
+                    self.feed_last.fetch_max(last_feed, Ordering::SeqCst);
+                }
+                for w in written {
+                    let n = w.payloads.len() as u64;
+                    let appended = Appended {
+                        first_seq: w.first_seq,
+                        last_seq: w.first_seq + n - 1,
+                    };
+                    for (i, payload) in (0u64..).zip(w.payloads) {
+                        // No receivers is fine: followers catch up from the file.
+                        let _ = self.feed_tx.send((
+                            w.first_feed + i,
+                            FeedEntry {
+                                game: w.game.clone(),
+                                seq: w.first_seq + i,
+                                payload,
+                            },
+                        ));
+                    }
+                    tracing::debug!(
+                        game = %w.game,
+                        first_seq = appended.first_seq,
+                        last_seq = appended.last_seq,
+                        "appended"
+                    );
+                    answers.push((w.done, Ok(appended)));
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                let mut first = Some(e);
+                for w in written {
+                    let err = first.take().unwrap_or_else(|| {
+                        LogError::Storage(Box::new(redb::Error::Io(std::io::Error::other(
+                            message.clone(),
+                        ))))
+                    });
+                    answers.push((w.done, Err(err)));
+                }
+            }
+        }
+        answers
+    }
+
+    fn write_batch(
+        &self,
+        batch: Vec<PendingAppend>,
+        refused: &mut Vec<(Done, LogError)>,
+        written: &mut Vec<Written>,
+    ) -> Result<(), LogError> {
+        // Until the transaction commits, every append of the batch counts as
+        // written: on a storage error all of them fail.
+        let txn = match begin_write(&self.db) {
+            Ok(t) => t,
+            Err(e) => {
+                written.extend(batch.into_iter().map(|p| Written {
+                    done: p.done,
+                    game: p.game,
+                    first_seq: 0,
+                    first_feed: 0,
+                    payloads: Vec::new(),
+                }));
+                return Err(e);
+            }
+        };
+        let mut pending = batch.into_iter();
+        let result = (|| {
+            let mut games = txn.open_table(GAMES)?;
+            let mut events = txn.open_table(EVENTS)?;
+            let mut feed = txn.open_table(FEED)?;
+            let mut next_feed = feed.last()?.map(|(k, _)| k.value()).unwrap_or(0) + 1;
+            for p in pending.by_ref() {
+                let state = games.get(p.game.as_str())?.map(|g| g.value());
+                let (last, current_fence) = match state {
+                    None => {
+                        refused.push((p.done, LogError::UnknownGame(p.game)));
+                        continue;
+                    }
+                    Some(s) => s,
+                };
+                if current_fence != p.fence {
+                    refused.push((p.done, LogError::Fenced { current_fence }));
+                    continue;
+                }
+                if last != p.expected_last_seq {
+                    refused.push((
+                        p.done,
+                        LogError::Conflict {
+                            actual_last_seq: last,
+                        },
+                    ));
+                    continue;
+                }
+                let first_feed = next_feed;
+                // Counted as written before the inserts, so a failure
+                // below still answers this caller.
+                written.push(Written {
+                    done: p.done,
+                    game: p.game,
+                    first_seq: last + 1,
+                    first_feed,
+                    payloads: p.payloads,
+                });
+                let w = written.last().expect("just pushed");
+                for (i, payload) in (0u64..).zip(&w.payloads) {
+                    events.insert((w.game.as_str(), last + 1 + i), payload.as_ref())?;
+                    feed.insert(first_feed + i, (w.game.as_str(), last + 1 + i))?;
+                }
+                let n = w.payloads.len() as u64;
+                next_feed += n;
+                games.insert(w.game.as_str(), (last + n, current_fence))?;
+            }
+            Ok::<(), LogError>(())
+        })();
+        if let Err(e) = result {
+            // Those not reached yet fail too: the transaction is dropped.
+            written.extend(pending.map(|p| Written {
+                done: p.done,
+                game: p.game,
+                first_seq: 0,
+                first_feed: 0,
+                payloads: Vec::new(),
+            }));
+            return Err(e);
+        }
+        txn.commit()?;
+        Ok(())
     }
 
     /// Durably bumps the game's fence and returns the new value.
@@ -279,59 +503,25 @@ impl EventLog for EmbeddedLog {
         if payloads.is_empty() {
             return Err(LogError::InvalidArgument("empty append batch".into()));
         }
-        let game = game.to_owned();
-        let payloads = payloads.to_vec();
-        self.blocking(move |inner| {
-            let txn = begin_write(&inner.db)?;
-            let (last, current_fence) = Inner::game_state_in(&txn, &game)?;
-            if current_fence != fence {
-                txn.abort()?;
-                return Err(LogError::Fenced { current_fence });
-            }
-            if last != expected_last_seq {
-                txn.abort()?;
-                return Err(LogError::Conflict {
-                    actual_last_seq: last,
-                });
-            }
-            let first_feed;
-            {
-                let mut events = txn.open_table(EVENTS)?;
-                let mut feed = txn.open_table(FEED)?;
-                first_feed = feed.last()?.map(|(k, _)| k.value()).unwrap_or(0) + 1;
-                for (i, payload) in (0u64..).zip(&payloads) {
-                    let seq = last + 1 + i;
-                    events.insert((game.as_str(), seq), payload.as_ref())?;
-                    feed.insert(first_feed + i, (game.as_str(), seq))?;
-                }
-                let new_last = last + payloads.len() as u64;
-                txn.open_table(GAMES)?
-                    .insert(game.as_str(), (new_last, current_fence))?;
-            }
-            txn.commit()?;
-
-            let n = payloads.len() as u64;
-            inner
-                .feed_last
-                .fetch_max(first_feed + n - 1, Ordering::SeqCst);
-            for (i, payload) in (0u64..).zip(payloads) {
-                // No receivers is fine: followers catch up from the file.
-                let _ = inner.feed_tx.send((
-                    first_feed + i,
-                    FeedEntry {
-                        game: game.clone(),
-                        seq: last + 1 + i,
-                        payload,
-                    },
-                ));
-            }
-            tracing::debug!(%game, first_seq = last + 1, last_seq = last + n, "appended");
-            Ok(Appended {
-                first_seq: last + 1,
-                last_seq: last + n,
-            })
-        })
-        .await
+        let (done, result) = oneshot::channel();
+        let start = {
+            let mut commits = self.inner.lock_commits();
+            commits.queue.push(PendingAppend {
+                game: game.to_owned(),
+                expected_last_seq,
+                fence,
+                payloads: payloads.to_vec(),
+                done,
+            });
+            !std::mem::replace(&mut commits.running, true)
+        };
+        if start {
+            let inner = Arc::clone(&self.inner);
+            tokio::task::spawn_blocking(move || Inner::commit_loop(inner));
+        }
+        result
+            .await
+            .map_err(|_| LogError::Task("the group commit stopped before this append".into()))?
     }
 
     async fn last_seq(&self, game: &str) -> Result<u64, LogError> {

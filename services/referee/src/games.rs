@@ -12,7 +12,7 @@ use mafia_proto::convert::{event_to_proto, violation_to_proto};
 use mafia_proto::v1;
 use mafia_record::{Header, LoggedEvent};
 use mafia_rules::view::events_for;
-use mafia_rules::{Audience, Command, Envelope, Event, Game, Step};
+use mafia_rules::{Audience, Command, Envelope, Event, Game, Step, Team};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -118,27 +118,40 @@ pub fn state_of(
     let view = game.view(audience);
     let winner = match game.result() {
         Some(o) => match o.winner {
-            Some(t) => serde_json::to_value(t)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            None => "draw".to_owned(),
+            // As the engine's serde names them (snake_case).
+            Some(Team::Red) => "red",
+            Some(Team::Black) => "black",
+            None => "draw",
         },
-        None => String::new(),
+        None => "",
+    };
+    // The judge's view already holds the prompt (`Game::expected`): encode
+    // that one rather than computing it again.
+    let prompt_json = match (&view.prompt, audience) {
+        (Some(p), Audience::Judge) => to_json(p, 256),
+        (None, Audience::Judge) => to_json(&game.expected(), 256),
+        _ => String::new(),
     };
     v1::GameState {
         game_id: game_id.to_owned(),
         seq: u64::from(game.seq()),
         last_client_seq,
         over: game.is_over(),
-        view_json: serde_json::to_string(&view).unwrap_or_default(),
-        prompt_json: if audience == Audience::Judge {
-            serde_json::to_string(&game.expected()).unwrap_or_default()
-        } else {
-            String::new()
-        },
-        winner,
+        view_json: to_json(&view, 4096),
+        prompt_json,
+        winner: winner.to_owned(),
     }
+}
+
+/// JSON into a buffer sized for it up front (a view is a few KiB; growing
+/// from empty would copy it several times).
+fn to_json<T: serde::Serialize>(value: &T, capacity: usize) -> String {
+    let mut buf = Vec::with_capacity(capacity);
+    if serde_json::to_writer(&mut buf, value).is_err() {
+        return String::new();
+    }
+    // serde_json writes only valid UTF-8.
+    String::from_utf8(buf).unwrap_or_default()
 }
 
 /// Whether an event marks the end of a game's history.
@@ -195,12 +208,12 @@ impl Games {
     }
 
     fn entry(&self, game_id: &str) -> Entry {
-        self.slots
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(game_id.to_owned())
-            .or_default()
-            .clone()
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked up first: the key is copied only for a new entry.
+        if let Some(e) = slots.get(game_id) {
+            return e.clone();
+        }
+        slots.entry(game_id.to_owned()).or_default().clone()
     }
 
     /// The game's header, from memory or the log.
