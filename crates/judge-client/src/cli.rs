@@ -30,6 +30,11 @@ pub struct Connection {
 
 impl Connection {
     pub fn referee(&self) -> Result<Referee, ClientError> {
+        Referee::new(self.config()?)
+    }
+
+    /// The client configuration these flags describe.
+    pub fn config(&self) -> Result<ClientConfig, ClientError> {
         let mut cfg = ClientConfig::new(self.referee.clone(), self.token.clone());
         cfg.retry_budget = Duration::from_secs(self.retry_secs);
         if let Some(p) = &self.tls_ca {
@@ -38,7 +43,7 @@ impl Connection {
                 reason: format!("{}: {e}", p.display()),
             })?);
         }
-        Referee::new(cfg)
+        Ok(cfg)
     }
 }
 
@@ -115,7 +120,10 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write) -> Result<(), ClientError> {
     let mut cfg = SimConfig::new(args.tables, seed);
     cfg.games_per_table = args.games;
     cfg.speed = args.speed;
-    let referee = args.conn.referee()?;
+    // The simulation never reads the state: acks carry events only.
+    let mut conn = args.conn.config()?;
+    conn.omit_state = true;
+    let referee = Referee::new(conn)?;
     let mut report = runtime()?.block_on(crate::simulate_tables(referee, cfg))?;
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     let _ = writeln!(out, "tournament: sim-{seed}");

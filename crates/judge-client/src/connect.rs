@@ -22,6 +22,11 @@ pub struct ClientConfig {
     /// How long to keep reconnecting before giving up on a command.
     pub retry_budget: Duration,
     pub connect_timeout: Duration,
+    /// Ask the referee for acks without the state (`Attach.omit_state`):
+    /// `Reply::Accepted` then carries events only and
+    /// [`JudgeSession::state`](crate::JudgeSession::state) is the state as
+    /// of the last attach. For load generators that never read it.
+    pub omit_state: bool,
 }
 
 impl ClientConfig {
@@ -33,6 +38,7 @@ impl ClientConfig {
             tls_domain: None,
             retry_budget: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(2),
+            omit_state: false,
         }
     }
 }

@@ -13,7 +13,8 @@ use tonic::Streaming;
 #[derive(Debug, Clone)]
 pub enum Reply {
     /// Stored; `events` and the new state (absent when the ack was recovered
-    /// after a reconnect: see [`JudgeSession::state`]).
+    /// after a reconnect, and always with `ClientConfig::omit_state`: see
+    /// [`JudgeSession::state`]).
     Accepted(v1::Accepted),
     Rejected(v1::Violation),
 }
@@ -169,6 +170,7 @@ impl JudgeSession {
             kind: Some(judge_command::Kind::Attach(v1::Attach {
                 game_id: self.game_id.clone(),
                 last_acked_seq: self.last_acked,
+                omit_state: self.referee.cfg.omit_state,
             })),
         })
         .await

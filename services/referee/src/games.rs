@@ -78,8 +78,15 @@ impl Slot {
         self.events.push(logged);
     }
 
-    /// The `Accepted` reply for an already applied client_seq.
-    pub fn ack_again(&self, client_seq: u64, duplicate: bool, replayed: bool) -> v1::Accepted {
+    /// The `Accepted` reply for an already applied client_seq; `state` is
+    /// built only when `with_state` (and the reply is not a replay).
+    pub fn ack_again(
+        &self,
+        client_seq: u64,
+        duplicate: bool,
+        replayed: bool,
+        with_state: bool,
+    ) -> v1::Accepted {
         let events = self.events_of(client_seq);
         v1::Accepted {
             client_seq,
@@ -87,7 +94,7 @@ impl Slot {
                 .iter()
                 .map(|e| event_to_proto(&e.envelope, e.client_seq))
                 .collect(),
-            state: (!replayed).then(|| self.state(Audience::Judge)),
+            state: (with_state && !replayed).then(|| self.state(Audience::Judge)),
             duplicate,
             replayed,
         }
@@ -374,29 +381,32 @@ impl Games {
     }
 
     /// Attaches a judge: the current state, then the accepted replies after
-    /// `last_acked`.
+    /// `last_acked`. With `omit_state` the acks carry no state.
     pub async fn attach(
         &self,
         game_id: &str,
         last_acked: u64,
+        omit_state: bool,
     ) -> Result<Vec<v1::RefereeReply>, RefereeError> {
         let entry = self.entry(game_id);
         let mut guard = entry.lock().await;
         let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
         let mut out = vec![reply_attached(slot.state(Audience::Judge))];
         for k in last_acked.saturating_add(1)..=slot.last_client_seq() {
-            out.push(reply_accepted(slot.ack_again(k, false, true)));
+            out.push(reply_accepted(slot.ack_again(k, false, true, !omit_state)));
         }
         Ok(out)
     }
 
-    /// Applies one command: stored before the reply is built.
+    /// Applies one command: stored before the reply is built. With
+    /// `omit_state` the ack carries no state.
     pub async fn submit(
         &self,
         game_id: &str,
         client_seq: u64,
         at: i64,
         cmd: &Command,
+        omit_state: bool,
     ) -> Result<Outcome, RefereeError> {
         let entry = self.entry(game_id);
         let mut guard = entry.lock().await;
@@ -404,7 +414,12 @@ impl Games {
         let last = slot.last_client_seq();
         if client_seq <= last {
             self.metrics.duplicate();
-            return Ok(Outcome::Accepted(slot.ack_again(client_seq, true, false)));
+            return Ok(Outcome::Accepted(slot.ack_again(
+                client_seq,
+                true,
+                false,
+                !omit_state,
+            )));
         }
         if client_seq != last + 1 {
             return Ok(Outcome::Gap {
@@ -461,7 +476,7 @@ impl Games {
             slot.acks.push(at_idx..at_idx);
         }
         self.metrics.accepted();
-        let reply = slot.ack_again(client_seq, false, false);
+        let reply = slot.ack_again(client_seq, false, false, !omit_state);
         if slot.is_over() {
             // Finished games need no owner: free the lease and the memory;
             // a late re-send reloads it from the log.

@@ -78,11 +78,16 @@ impl Shared {
             Ok(None) | Err(_) => return,
         };
         let game_id = attach.game_id;
+        let omit_state = attach.omit_state;
         if let Err(s) = self.authorize(&caller, &game_id).await {
             let _ = tx.send(Err(s)).await;
             return;
         }
-        match self.games.attach(&game_id, attach.last_acked_seq).await {
+        match self
+            .games
+            .attach(&game_id, attach.last_acked_seq, omit_state)
+            .await
+        {
             Ok(replies) => {
                 for r in replies {
                     if tx.send(Ok(r)).await.is_err() {
@@ -115,7 +120,7 @@ impl Shared {
                 }
                 Ok(None) | Err(_) => return,
             };
-            let reply = self.handle_submit(&game_id, submit).await;
+            let reply = self.handle_submit(&game_id, submit, omit_state).await;
             let end = reply.is_err();
             if tx.send(reply).await.is_err() || end {
                 return;
@@ -127,6 +132,7 @@ impl Shared {
         &self,
         game_id: &str,
         s: v1::Submit,
+        omit_state: bool,
     ) -> Result<v1::RefereeReply, Status> {
         if s.client_seq == 0 {
             return Err(Status::invalid_argument("client_seq starts at 1"));
@@ -148,7 +154,11 @@ impl Shared {
                 return Ok(malformed(s.client_seq, &why));
             }
         };
-        match self.games.submit(game_id, s.client_seq, s.at, &cmd).await? {
+        match self
+            .games
+            .submit(game_id, s.client_seq, s.at, &cmd, omit_state)
+            .await?
+        {
             Outcome::Accepted(a) => Ok(games::reply_accepted(a)),
             Outcome::Rejected(r) => Ok(games::reply_rejected(r)),
             Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(

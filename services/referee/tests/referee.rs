@@ -181,6 +181,57 @@ async fn a_reconnecting_judge_receives_the_acks_it_missed(b: Backend) {
     r.shutdown().await;
 }
 
+async fn acks_carry_the_state_unless_the_stream_omits_it(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, cmds) = open_simulated(&r, 24).await;
+
+    // With omit_state: events only, on new, duplicate and replayed acks.
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach_omitting_state(&game_id, 0)).await.unwrap();
+    let v1::referee_reply::Kind::Attached(a) = next(&mut rx).await else {
+        panic!("expected Attached")
+    };
+    assert!(a.state.is_some(), "Attached keeps the state");
+    for (i, (at, cmd)) in cmds.iter().take(2).enumerate() {
+        tx.send(submit(i as u64 + 1, *at, cmd)).await.unwrap();
+        let ack = accepted(next(&mut rx).await);
+        assert_eq!(ack.client_seq, i as u64 + 1);
+        assert!(!ack.events.is_empty());
+        assert!(ack.state.is_none());
+    }
+    let (at, cmd) = &cmds[1];
+    tx.send(submit(2, *at, cmd)).await.unwrap();
+    let again = accepted(next(&mut rx).await);
+    assert!(again.duplicate && !again.events.is_empty() && again.state.is_none());
+    drop((tx, rx));
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach_omitting_state(&game_id, 1)).await.unwrap();
+    next(&mut rx).await;
+    let re = accepted(next(&mut rx).await);
+    assert!(re.replayed && !re.events.is_empty() && re.state.is_none());
+    drop((tx, rx));
+
+    // Without it: the same acks carry the state after the command.
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 2)).await.unwrap();
+    next(&mut rx).await;
+    let (at, cmd) = &cmds[2];
+    tx.send(submit(3, *at, cmd)).await.unwrap();
+    let ack = accepted(next(&mut rx).await);
+    assert!(!ack.events.is_empty());
+    let state = ack.state.expect("the state after the command");
+    assert_eq!(state.last_client_seq, 3);
+    assert!(!state.view_json.is_empty() && !state.prompt_json.is_empty());
+    tx.send(submit(3, *at, cmd)).await.unwrap();
+    let again = accepted(next(&mut rx).await);
+    assert!(again.duplicate && !again.events.is_empty() && again.state.is_some());
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
 async fn an_illegal_command_is_rejected_and_the_stream_stays_open(b: Backend) {
     let log = b.log().await;
     let r = start(log.clone(), options()).await;
@@ -478,6 +529,7 @@ both_backends!(
     opening_a_game_twice_is_idempotent_and_a_different_header_conflicts,
     a_resent_command_is_acknowledged_again_and_never_applied_twice,
     a_reconnecting_judge_receives_the_acks_it_missed,
+    acks_carry_the_state_unless_the_stream_omits_it,
     an_illegal_command_is_rejected_and_the_stream_stays_open,
     a_sequence_gap_ends_the_stream_with_failed_precondition,
     tokens_are_checked_against_the_table,

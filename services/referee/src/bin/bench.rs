@@ -209,6 +209,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let (url, pid) = referee(&bin, &store, &mut procs)?;
         let mut cfg = ClientConfig::new(vec![url], TOKEN);
         cfg.retry_budget = Duration::from_secs(30);
+        // The load never reads the state: acks carry events only.
+        cfg.omit_state = true;
         let client = Referee::new(cfg)?;
 
         // Memory: open games (each loaded and leased) and divide the growth.

@@ -136,10 +136,20 @@ pub fn simulated(table: u32, seed: u64) -> (Header, Vec<(i64, Command)>, usize) 
 }
 
 pub fn attach(game_id: &str, last_acked: u64) -> v1::JudgeCommand {
+    attach_with(game_id, last_acked, false)
+}
+
+/// An `Attach` asking for acks without the state.
+pub fn attach_omitting_state(game_id: &str, last_acked: u64) -> v1::JudgeCommand {
+    attach_with(game_id, last_acked, true)
+}
+
+fn attach_with(game_id: &str, last_acked: u64, omit_state: bool) -> v1::JudgeCommand {
     v1::JudgeCommand {
         kind: Some(v1::judge_command::Kind::Attach(v1::Attach {
             game_id: game_id.into(),
             last_acked_seq: last_acked,
+            omit_state,
         })),
     }
 }
