@@ -6,38 +6,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mafia_event_log::{EventLog, LogError};
-use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_record::{Header, LoggedEvent};
 use mafia_rules::sim::{simulate, SimulatedGame};
-use mafia_rules::{Envelope, RuleSetId, Seat};
+use mafia_rules::{Envelope, RuleSetId};
 use rand::SeedableRng;
 
 /// The header the referee would store for a simulated game.
 pub fn header(sim: &SimulatedGame, tournament: &str, round: u32, table: u32) -> Header {
-    Header {
-        format: FORMAT.to_owned(),
-        rules: RulesRef {
-            id: sim.setup.rules.id,
-            overrides: serde_json::json!({}),
-        },
-        tournament: tournament.to_owned(),
-        stage: String::new(),
-        round,
-        table,
-        game: 1,
-        judge: format!("Judge {table}"),
-        seats: sim
-            .setup
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| SeatEntry {
-                seat: Seat::from_index(i),
-                player_id: p.player_id.clone(),
-                nickname: p.nickname.clone(),
-            })
-            .collect(),
-        deal: sim.setup.deal.clone(),
-    }
+    let mut header = Header::for_setup(&sim.setup, tournament, round, table, 1);
+    header.judge = format!("Judge {table}");
+    header
 }
 
 /// Appends `events` after the game's current last event (single writer,

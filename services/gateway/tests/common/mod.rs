@@ -10,9 +10,9 @@ use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
-use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_record::{Header, LoggedEvent};
 use mafia_rules::sim::{simulate, SimulatedGame};
-use mafia_rules::{Envelope, RuleSetId, Seat};
+use mafia_rules::{Envelope, RuleSetId};
 use rand::SeedableRng;
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
@@ -31,31 +31,10 @@ pub fn game(rules: RuleSetId, seed: u64) -> SimulatedGame {
 }
 
 pub fn header(sim: &SimulatedGame, table: u32) -> Header {
-    Header {
-        format: FORMAT.to_owned(),
-        rules: RulesRef {
-            id: sim.setup.rules.id,
-            overrides: serde_json::json!({}),
-        },
-        tournament: "cup".into(),
-        stage: "final".into(),
-        round: 1,
-        table,
-        game: 1,
-        judge: "Judge".into(),
-        seats: sim
-            .setup
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| SeatEntry {
-                seat: Seat::from_index(i),
-                player_id: p.player_id.clone(),
-                nickname: p.nickname.clone(),
-            })
-            .collect(),
-        deal: sim.setup.deal.clone(),
-    }
+    let mut header = Header::for_setup(&sim.setup, "cup", 1, table, 1);
+    header.stage = "final".into();
+    header.judge = "Judge".into();
+    header
 }
 
 pub struct Fixture {
