@@ -7,9 +7,9 @@ use crate::session::{JudgeSession, Reply};
 use crate::ClientError;
 use mafia_proto::convert::{event_from_proto, request_from_header};
 use mafia_proto::v1;
-use mafia_record::{Header, RulesRef, SeatEntry, FORMAT};
-use mafia_rules::sim::{default_players, random_command, Temper};
-use mafia_rules::{Deal, Game, RuleSetId, Seat};
+use mafia_record::Header;
+use mafia_rules::sim::{random_command, Temper};
+use mafia_rules::{Game, RuleSetId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -69,29 +69,10 @@ impl SimReport {
 
 fn sim_header(cfg: &SimConfig, table: u32, game: u32, rng: &mut ChaCha8Rng) -> Header {
     let rules = RuleSetId::ALL[rng.gen_range(0..RuleSetId::ALL.len())];
-    Header {
-        format: FORMAT.to_owned(),
-        rules: RulesRef {
-            id: rules,
-            overrides: serde_json::Value::Object(Default::default()),
-        },
-        tournament: cfg.tournament.clone(),
-        stage: "sim".into(),
-        round: 1,
-        table,
-        game,
-        judge: format!("sim-judge-{table}"),
-        seats: default_players()
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| SeatEntry {
-                seat: Seat::from_index(i),
-                player_id: p.player_id,
-                nickname: p.nickname,
-            })
-            .collect(),
-        deal: Deal::Seed(rng.gen()),
-    }
+    let mut header = Header::simulated(rules, cfg.tournament.clone(), 1, table, game, rng.gen());
+    header.stage = "sim".into();
+    header.judge = format!("sim-judge-{table}");
+    header
 }
 
 /// Runs every table to the end of its games; fails on the first table that

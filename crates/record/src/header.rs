@@ -99,6 +99,25 @@ impl Header {
         }
     }
 
+    /// The header of a simulated game: the preset of `rules`, the default
+    /// players (`sim::default_players`), cards dealt from `seed`.
+    pub fn simulated(
+        rules: mafia_rules::RuleSetId,
+        tournament: impl Into<String>,
+        round: u32,
+        table: u32,
+        game: u32,
+        seed: u64,
+    ) -> Header {
+        let setup = Setup::new(
+            RuleSet::preset(rules),
+            mafia_rules::sim::default_players(),
+            Deal::Seed(seed),
+        )
+        .expect("every preset is playable");
+        Header::for_setup(&setup, tournament, round, table, game)
+    }
+
     /// A stable id for the game, `<tournament>.r<round>.t<table>.g<game>`,
     /// made only of `[A-Za-z0-9_.-]` so it is safe in storage keys and URLs:
     /// other characters of the tournament name become `-`.

@@ -47,10 +47,10 @@ pub enum ReplayError {
 }
 
 impl Game {
-    /// Deals the cards and opens night 0. Returns the game and its first events.
-    pub fn new(setup: Setup, at: i64) -> (Game, Vec<Envelope>) {
+    /// The game before its first event.
+    fn before_deal(setup: Setup) -> Game {
         let roles = setup.roles();
-        let mut game = Game {
+        Game {
             setup: Arc::new(setup),
             core: Core::new(roles),
             checkpoint: None,
@@ -59,7 +59,13 @@ impl Game {
             seq: 0,
             public_seq: 0,
             cmds: 0,
-        };
+        }
+    }
+
+    /// Deals the cards and opens night 0. Returns the game and its first events.
+    pub fn new(setup: Setup, at: i64) -> (Game, Vec<Envelope>) {
+        let mut game = Game::before_deal(setup);
+        let roles = game.core.roles;
         let setup = game.setup.clone();
         let mut tx = Tx::new(&mut game, &setup, at);
         tx.emit(Event::Dealt { roles });
@@ -73,17 +79,7 @@ impl Game {
         setup: Setup,
         events: impl IntoIterator<Item = &'a Envelope>,
     ) -> Result<Game, ReplayError> {
-        let roles = setup.roles();
-        let mut game = Game {
-            setup: Arc::new(setup),
-            core: Core::new(roles),
-            checkpoint: None,
-            phase_events: Vec::new(),
-            phase_cmd: 0,
-            seq: 0,
-            public_seq: 0,
-            cmds: 0,
-        };
+        let mut game = Game::before_deal(setup);
         for env in events {
             game.fold(env)?;
         }

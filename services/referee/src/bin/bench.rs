@@ -6,9 +6,8 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use mafia_judge_client::{simulate_tables, ClientConfig, Referee, SimConfig};
 use mafia_proto::convert::request_from_header;
-use mafia_record::{Header, RulesRef, SeatEntry, FORMAT};
-use mafia_rules::sim::default_players;
-use mafia_rules::{Deal, RuleSetId, Seat};
+use mafia_record::Header;
+use mafia_rules::RuleSetId;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -145,29 +144,7 @@ fn cpu_ms(pid: u32) -> anyhow::Result<u64> {
 }
 
 fn header(tournament: &str, table: u32) -> Header {
-    Header {
-        format: FORMAT.into(),
-        rules: RulesRef {
-            id: RuleSetId::Rfm,
-            overrides: serde_json::json!({}),
-        },
-        tournament: tournament.into(),
-        stage: String::new(),
-        round: 1,
-        table,
-        game: 1,
-        judge: String::new(),
-        seats: default_players()
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| SeatEntry {
-                seat: Seat::from_index(i),
-                player_id: p.player_id,
-                nickname: p.nickname,
-            })
-            .collect(),
-        deal: Deal::Seed(u64::from(table)),
-    }
+    Header::simulated(RuleSetId::Rfm, tournament, 1, table, 1, u64::from(table))
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {

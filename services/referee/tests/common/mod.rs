@@ -6,11 +6,11 @@ use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
 use mafia_judge_client::{ClientConfig, Referee};
 use mafia_proto::v1;
 use mafia_proto::v1::referee_client::RefereeClient;
-use mafia_record::{Header, RulesRef, SeatEntry, FORMAT};
+use mafia_record::Header;
 use mafia_referee::auth::{AuthConfig, JudgeToken};
 use mafia_referee::{server, RefereeOptions, RunningReferee};
-use mafia_rules::sim::{default_players, simulate};
-use mafia_rules::{Command, Deal, RuleSetId, Seat};
+use mafia_rules::sim::simulate;
+use mafia_rules::{Command, RuleSetId};
 use rand::SeedableRng;
 use std::sync::Arc;
 use std::time::Duration;
@@ -101,29 +101,7 @@ pub fn with_token<T>(msg: T, token: &str) -> tonic::Request<T> {
 }
 
 pub fn header(table: u32, rules: RuleSetId, seed: u64) -> Header {
-    Header {
-        format: FORMAT.into(),
-        rules: RulesRef {
-            id: rules,
-            overrides: serde_json::json!({}),
-        },
-        tournament: "cup".into(),
-        stage: String::new(),
-        round: 1,
-        table,
-        game: 1,
-        judge: String::new(),
-        seats: default_players()
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| SeatEntry {
-                seat: Seat::from_index(i),
-                player_id: p.player_id,
-                nickname: p.nickname,
-            })
-            .collect(),
-        deal: Deal::Seed(seed),
-    }
+    Header::simulated(rules, "cup", 1, table, 1, seed)
 }
 
 /// A random legal game at `table`, as a record's header and commands.
