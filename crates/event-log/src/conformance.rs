@@ -18,7 +18,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 
-use crate::{EventLog, FeedCursor, FeedEntry, FeedStream, LogError};
+use crate::{
+    Event as FollowedEvent, EventLog, FeedCursor, FeedEntry, FeedStream, FollowConfig,
+    FollowStream, Followed, GameFollowed, LogError, Source,
+};
 
 /// Generates one `#[tokio::test]` per conformance check. `$make` is an
 /// expression evaluating to a future of `(Arc<dyn EventLog>, guard)`; the
@@ -45,6 +48,8 @@ macro_rules! event_log_conformance_tests {
             concurrent_appenders_on_the_same_expected_seq_exactly_one_wins,
             concurrent_lease_acquirers_exactly_one_wins,
             large_batch_append_is_stored_and_readable,
+            follower_catches_up_then_goes_live_missing_and_doubling_nothing,
+            follower_of_a_game_that_falls_behind_catches_up_from_the_log,
         );
     };
     (@tests $make:expr; $($name:ident),+ $(,)?) => {
@@ -598,4 +603,336 @@ pub async fn large_batch_append_is_stored_and_readable(log: Arc<dyn EventLog>) {
     let all = take_feed(&mut feed, N + 1).await;
     assert!(all.windows(2).all(|w| w[0].1.seq + 1 == w[1].1.seq));
     assert_eq!(all.last().unwrap().1.payload, big);
+}
+
+// ---- Followers (crate::follow, crate::fanout) ----
+
+/// Quick retries: the store is local and a test should not idle.
+pub fn follow_config() -> FollowConfig {
+    FollowConfig {
+        retry_after: Duration::from_millis(50),
+        read_batch: 16,
+    }
+}
+
+/// The next item of a follower that is not a transient store error.
+async fn next_followed(s: &mut FollowStream) -> Followed {
+    loop {
+        match tokio::time::timeout(FEED_TIMEOUT, s.next()).await {
+            Ok(Some(Ok(item))) => return item,
+            Ok(Some(Err(e))) if !matches!(e, LogError::InvalidArgument(_)) => continue,
+            Ok(Some(Err(e))) => panic!("follower failed: {e}"),
+            Ok(None) => panic!("follower ended"),
+            Err(_) => panic!("follower stalled"),
+        }
+    }
+}
+
+fn followed_event(item: Followed) -> Option<FollowedEvent> {
+    match item {
+        Followed::Event(e) => Some(e),
+        _ => None,
+    }
+}
+
+/// Appends until it succeeds, across a store restart (an append whose
+/// outcome is unknown is checked with `last_seq`, as the trait asks).
+async fn append_surely(log: &dyn EventLog, game: &str, after: u64, batch: &[Bytes]) {
+    loop {
+        match log.append(game, after, 0, batch).await {
+            Ok(_) => return,
+            Err(LogError::Conflict { actual_last_seq })
+                if actual_last_seq == after + batch.len() as u64 =>
+            {
+                return
+            }
+            Err(e @ LogError::Conflict { .. }) => panic!("{e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// Collects `want` events per game (and every other item) from a follower.
+async fn collect_games(
+    s: &mut FollowStream,
+    want: &HashMap<&str, u64>,
+) -> (HashMap<String, Vec<FollowedEvent>>, Vec<Followed>) {
+    let mut got: HashMap<String, Vec<FollowedEvent>> = HashMap::new();
+    let mut others = Vec::new();
+    let done = |got: &HashMap<String, Vec<FollowedEvent>>| {
+        want.iter()
+            .all(|(g, n)| got.get(*g).map_or(0, Vec::len) as u64 >= *n)
+    };
+    while !done(&got) {
+        match next_followed(s).await {
+            Followed::Event(e) => got.entry(e.game.clone()).or_default().push(e),
+            other => others.push(other),
+        }
+    }
+    (got, others)
+}
+
+fn assert_each_once_in_order(
+    got: &HashMap<String, Vec<FollowedEvent>>,
+    from: u64,
+    want: &HashMap<&str, u64>,
+) {
+    for (game, n) in want {
+        let seqs: Vec<u64> = got
+            .get(*game)
+            .map_or(Vec::new(), |v| v.iter().map(|e| e.seq).collect());
+        assert_eq!(
+            seqs,
+            (from..=*n).collect::<Vec<_>>(),
+            "{game}: every event once, in order"
+        );
+    }
+}
+
+pub async fn follower_catches_up_then_goes_live_missing_and_doubling_nothing(
+    log: Arc<dyn EventLog>,
+) {
+    for g in ["g1", "g2"] {
+        log.create_game(g, b"h").await.unwrap();
+        for b in 0..10 {
+            log.append(g, b * 5, 0, &payloads(&format!("{g}-{b}"), 5))
+                .await
+                .unwrap();
+        }
+    }
+    let mut games = crate::follow_games(log.clone(), follow_config());
+    let mut feed = crate::follow(log.clone(), FeedCursor::beginning(), follow_config());
+    // Appends race with the catch-up: some land before the switch to the
+    // feed, some after; none may be lost or seen twice.
+    let writer = {
+        let log = log.clone();
+        tokio::spawn(async move {
+            log.create_game("g3", b"h").await.unwrap();
+            for b in 0..10 {
+                for g in ["g1", "g2"] {
+                    log.append(g, 50 + b * 5, 0, &payloads(&format!("{g}-live{b}"), 5))
+                        .await
+                        .unwrap();
+                }
+                log.append("g3", b * 2, 0, &payloads(&format!("g3-{b}"), 2))
+                    .await
+                    .unwrap();
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let want = HashMap::from([("g1", 100), ("g2", 100), ("g3", 20)]);
+    let (got, others) = collect_games(&mut games, &want).await;
+    writer.await.unwrap();
+    assert_each_once_in_order(&got, 1, &want);
+    assert_eq!(
+        others,
+        vec![Followed::CaughtUp],
+        "one CaughtUp, nothing else"
+    );
+    for (game, events) in &got {
+        let stored = log.read(game, 1, 1000).await.unwrap();
+        let bodies: Vec<&Bytes> = events.iter().map(|e| &e.payload).collect();
+        assert_eq!(
+            bodies,
+            stored.iter().map(|e| &e.payload).collect::<Vec<_>>(),
+            "{game}: payloads"
+        );
+    }
+    // The whole feed from the beginning: the same events, in commit order.
+    let (got, mut others) = collect_games(&mut feed, &want).await;
+    assert_each_once_in_order(&got, 1, &want);
+    if others.is_empty() {
+        // The head it started from was the last append: it comes right after.
+        others.push(next_followed(&mut feed).await);
+    }
+    assert_eq!(others, vec![Followed::CaughtUp]);
+    assert!(got.values().flatten().all(|e| e.source == Source::Feed));
+    // Nothing more is pending: the next item of each is the next append.
+    log.append("g3", 20, 0, &payloads("last", 1)).await.unwrap();
+    for s in [&mut games, &mut feed] {
+        let e = followed_event(next_followed(s).await).expect("an event");
+        assert_eq!((e.game.as_str(), e.seq), ("g3", 21));
+    }
+}
+
+pub async fn follower_of_a_game_that_falls_behind_catches_up_from_the_log(log: Arc<dyn EventLog>) {
+    let fanout = crate::Fanout::new(
+        log.clone(),
+        crate::FanoutConfig {
+            per_game_buffer: 4,
+            follow: follow_config(),
+            ..crate::FanoutConfig::default()
+        },
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(fanout.clone().run(async {
+        let _ = stopped.await;
+    }));
+    log.create_game("g", b"h").await.unwrap();
+    log.create_game("other", b"h").await.unwrap();
+    log.append("g", 0, 0, &payloads("early", 10)).await.unwrap();
+
+    async fn next_game(s: &mut crate::GameStream) -> GameFollowed {
+        loop {
+            match tokio::time::timeout(FEED_TIMEOUT, s.next()).await {
+                Ok(Some(Ok(item))) => return item,
+                Ok(Some(Err(_))) => continue,
+                Ok(None) => panic!("game follower ended"),
+                Err(_) => panic!("game follower stalled"),
+            }
+        }
+    }
+    async fn seqs_until(s: &mut crate::GameStream, last: u64, lagged: &mut bool) -> Vec<u64> {
+        let mut seqs = Vec::new();
+        while seqs.last() != Some(&last) {
+            match next_game(s).await {
+                GameFollowed::Event(e) => seqs.push(e.seq),
+                GameFollowed::Lagged => *lagged = true,
+                GameFollowed::CaughtUp => panic!("CaughtUp twice"),
+            }
+        }
+        seqs
+    }
+
+    let mut slow = fanout.follow_game("g", 3);
+    let mut fast = fanout.follow_game("g", 0);
+    let mut empty = fanout.follow_game("other", 0);
+    assert_eq!(next_game(&mut empty).await, GameFollowed::CaughtUp);
+    let mut lagged = false;
+    assert_eq!(
+        seqs_until(&mut slow, 10, &mut lagged).await,
+        (3..=10).collect::<Vec<_>>()
+    );
+    assert_eq!(next_game(&mut slow).await, GameFollowed::CaughtUp);
+    assert_eq!(
+        seqs_until(&mut fast, 10, &mut lagged).await,
+        (1..=10).collect::<Vec<_>>()
+    );
+    assert_eq!(next_game(&mut fast).await, GameFollowed::CaughtUp);
+
+    for b in 0..20 {
+        log.append("g", 10 + b * 5, 0, &payloads(&format!("late{b}"), 5))
+            .await
+            .unwrap();
+    }
+    // Once the reader that keeps up has all of them, the fan-out has sent
+    // them all, so the one that read nothing is far past its 4 slots.
+    let mut fast_lagged = false;
+    assert_eq!(
+        seqs_until(&mut fast, 110, &mut fast_lagged).await,
+        (11..=110).collect::<Vec<_>>()
+    );
+    let mut lagged = false;
+    assert_eq!(
+        seqs_until(&mut slow, 110, &mut lagged).await,
+        (11..=110).collect::<Vec<_>>()
+    );
+    assert!(lagged, "the reader that fell behind was told so");
+    let _ = stop.send(());
+    running.await.unwrap();
+}
+
+/// `trims`: whether this log keeps only the newest feed entries (Redis with
+/// a small `feed_maxlen`) or all of them (embedded).
+pub async fn follower_from_a_cursor_older_than_the_retention_says_so_and_reads_the_rest(
+    log: Arc<dyn EventLog>,
+    trims: bool,
+) {
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &payloads("first", 1)).await.unwrap();
+    let mut feed = crate::follow(log.clone(), FeedCursor::beginning(), follow_config());
+    let first = followed_event(next_followed(&mut feed).await).expect("the first event");
+    assert_eq!(next_followed(&mut feed).await, Followed::CaughtUp);
+    let mut games = crate::follow_games(log.clone(), follow_config());
+    assert_eq!(
+        followed_event(next_followed(&mut games).await).map(|e| e.seq),
+        Some(1)
+    );
+    assert_eq!(next_followed(&mut games).await, Followed::CaughtUp);
+    // Far more than the retention while neither follower reads.
+    const N: u64 = 600;
+    for b in 0..N / 20 {
+        log.append("g", 1 + b * 20, 0, &payloads(&format!("b{b}"), 20))
+            .await
+            .unwrap();
+    }
+    let mut old = crate::follow(log.clone(), first.cursor.clone(), follow_config());
+    let mut seqs = Vec::new();
+    let mut notices = Vec::new();
+    while seqs.last() != Some(&(N + 1)) || !notices.contains(&Followed::CaughtUp) {
+        match next_followed(&mut old).await {
+            Followed::Event(e) => seqs.push(e.seq),
+            other => notices.push(other),
+        }
+    }
+    let from = seqs[0];
+    assert_eq!(
+        seqs,
+        (from..=N + 1).collect::<Vec<_>>(),
+        "a contiguous run up to the newest"
+    );
+    if trims {
+        assert!(
+            from > 2,
+            "the feed kept everything: the test's retention is too large"
+        );
+        assert!(
+            matches!(&notices[0], Followed::Trimmed { cursor, .. } if *cursor == first.cursor),
+            "the follower says its cursor was past the retention: {notices:?}"
+        );
+    } else {
+        assert_eq!(
+            from, 2,
+            "a backend that keeps its feed yields everything after the cursor"
+        );
+        assert!(!notices
+            .iter()
+            .any(|n| matches!(n, Followed::Trimmed { .. })));
+    }
+    assert!(notices.contains(&Followed::CaughtUp));
+    // The follower of every game reads what the feed lost from the game's log.
+    let mut seqs = Vec::new();
+    while seqs.last() != Some(&(N + 1)) {
+        if let Followed::Event(e) = next_followed(&mut games).await {
+            seqs.push(e.seq);
+        }
+    }
+    assert_eq!(seqs, (2..=N + 1).collect::<Vec<_>>());
+    drop(feed);
+}
+
+/// A store restart in the middle of a follow: `restart` kills the store and
+/// brings it back with its data. The followers resume by themselves from
+/// their cursors.
+pub async fn follower_resumes_by_itself_after_the_store_restarts<F, Fut>(
+    log: Arc<dyn EventLog>,
+    restart: F,
+) where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &payloads("before", 10))
+        .await
+        .unwrap();
+    let mut feed = crate::follow(log.clone(), FeedCursor::beginning(), follow_config());
+    let mut games = crate::follow_games(log.clone(), follow_config());
+    let want = HashMap::from([("g", 10)]);
+    for s in [&mut feed, &mut games] {
+        let (got, mut others) = collect_games(s, &want).await;
+        assert_each_once_in_order(&got, 1, &want);
+        if others.is_empty() {
+            others.push(next_followed(s).await);
+        }
+        assert_eq!(others, vec![Followed::CaughtUp]);
+    }
+    restart().await;
+    append_surely(log.as_ref(), "g", 10, &payloads("after", 10)).await;
+    let want = HashMap::from([("g", 10)]);
+    for s in [&mut feed, &mut games] {
+        let (got, others) = collect_games(s, &want).await;
+        assert_each_once_in_order(&got, 11, &HashMap::from([("g", 20)]));
+        assert!(others.is_empty(), "{others:?}");
+    }
 }

@@ -6,7 +6,10 @@
 //! token*: an append must present the game's current fence, so a writer that
 //! lost its lease (GC pause, partition, …) can never write after a takeover.
 //! Every appended event also goes to a global *feed* that followers (gateway,
-//! scoring) tail with a resumable cursor.
+//! scoring) tail with a resumable cursor. Readers do not use the feed
+//! directly but one of the followers ([`follow`], [`follow_games`],
+//! [`Fanout::follow_game`]), which catch up from the games' logs, fill gaps
+//! and resume by themselves after the store fails.
 //!
 //! Two backends implement [`EventLog`] with identical semantics (checked by a
 //! shared conformance suite, see the `testing` feature):
@@ -27,6 +30,8 @@
 
 mod embedded;
 mod error;
+mod fanout;
+mod follow;
 mod redis_log;
 
 #[cfg(feature = "testing")]
@@ -43,6 +48,8 @@ use futures::stream::BoxStream;
 
 pub use embedded::{EmbeddedConfig, EmbeddedLog};
 pub use error::LogError;
+pub use fanout::{Fanout, FanoutConfig, GameFollowed, GameStream};
+pub use follow::{follow, follow_games, Event, FollowConfig, FollowStream, Followed, Source};
 pub use redis_log::{RedisLog, RedisLogConfig};
 
 /// Longest accepted game id, in bytes.

@@ -31,6 +31,15 @@ pub struct RedisServer {
     url: String,
     child: Option<Child>,
     _dir: Option<tempfile::TempDir>,
+    /// How to start the same server again ([`RedisServer::restart`]).
+    spawned: Option<Spawned>,
+}
+
+#[derive(Debug, Clone)]
+struct Spawned {
+    port: u16,
+    dir: PathBuf,
+    persistent: bool,
 }
 
 const SPAWN_ATTEMPTS: usize = 3;
@@ -46,6 +55,7 @@ impl RedisServer {
                 url,
                 child: None,
                 _dir: None,
+                spawned: None,
             }),
             _ => Self::spawn(),
         }
@@ -53,11 +63,33 @@ impl RedisServer {
 
     /// Starts a private `redis-server` from `PATH` and waits until it answers PING.
     pub fn spawn() -> Result<Self, RedisServerError> {
+        Self::spawn_with(false)
+    }
+
+    /// Like [`RedisServer::spawn`], but every write is fsynced to an
+    /// append-only file, so the server can be killed and
+    /// [`restart`](RedisServer::restart)ed with its data (never `REDIS_URL`:
+    /// a test that kills its server needs one of its own).
+    pub fn spawn_persistent() -> Result<Self, RedisServerError> {
+        Self::spawn_with(true)
+    }
+
+    fn spawn_with(persistent: bool) -> Result<Self, RedisServerError> {
         let mut last_err = String::new();
         // The free port is found by binding :0 and releasing it, so another
         // process may grab it before redis does; a retry picks another.
         for _ in 0..SPAWN_ATTEMPTS {
-            match Self::spawn_once() {
+            let port = free_port().map_err(|e| RedisServerError(format!("no free port: {e}")))?;
+            let dir = tempfile::Builder::new()
+                .prefix("mafia-redis-test")
+                .tempdir()
+                .map_err(|e| RedisServerError(format!("no temp dir: {e}")))?;
+            let spawned = Spawned {
+                port,
+                dir: dir.path().to_owned(),
+                persistent,
+            };
+            match Self::spawn_once(spawned, Some(dir)) {
                 Ok(s) => return Ok(s),
                 Err(SpawnError::Fatal(e)) => return Err(RedisServerError(e)),
                 Err(SpawnError::Retry(e)) => last_err = e,
@@ -68,21 +100,23 @@ impl RedisServer {
         )))
     }
 
-    fn spawn_once() -> Result<Self, SpawnError> {
-        let port = free_port().map_err(|e| SpawnError::Fatal(format!("no free port: {e}")))?;
-        let dir = tempfile::Builder::new()
-            .prefix("mafia-redis-test")
-            .tempdir()
-            .map_err(|e| SpawnError::Fatal(format!("no temp dir: {e}")))?;
-        let log_path = dir.path().join("redis.log");
+    fn spawn_once(spawned: Spawned, dir: Option<tempfile::TempDir>) -> Result<Self, SpawnError> {
+        let port = spawned.port;
+        let log_path = spawned.dir.join("redis.log");
+        let (appendonly, fsync) = if spawned.persistent {
+            ("yes", "always")
+        } else {
+            ("no", "everysec")
+        };
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string()])
             .args(["--bind", "127.0.0.1"])
             .args(["--save", ""])
-            .args(["--appendonly", "no"])
+            .args(["--appendonly", appendonly])
+            .args(["--appendfsync", fsync])
             .args(["--daemonize", "no"])
             .arg("--dir")
-            .arg(dir.path())
+            .arg(&spawned.dir)
             .arg("--logfile")
             .arg(&log_path)
             .stdin(Stdio::null())
@@ -98,7 +132,8 @@ impl RedisServer {
         let mut server = RedisServer {
             url: format!("redis://127.0.0.1:{port}/"),
             child: Some(child),
-            _dir: Some(dir),
+            _dir: dir,
+            spawned: Some(spawned),
         };
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let deadline = Instant::now() + READY_TIMEOUT;
@@ -127,6 +162,36 @@ impl RedisServer {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Kills the server (SIGKILL, no goodbye to its clients) and starts it
+    /// again on the same port and data directory; returns once it answers
+    /// PING. Only for servers this value spawned.
+    pub fn restart(&mut self) -> Result<(), RedisServerError> {
+        let spawned = self
+            .spawned
+            .clone()
+            .ok_or_else(|| RedisServerError("only a spawned server can be restarted".into()))?;
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let mut last_err = String::new();
+        // The port was just released; a lingering socket may hold it briefly.
+        for _ in 0..SPAWN_ATTEMPTS * 10 {
+            match Self::spawn_once(spawned.clone(), None) {
+                Ok(mut s) => {
+                    self.child = s.child.take();
+                    return Ok(());
+                }
+                Err(SpawnError::Fatal(e)) => return Err(RedisServerError(e)),
+                Err(SpawnError::Retry(e)) => last_err = e,
+            }
+        }
+        Err(RedisServerError(format!(
+            "could not restart redis-server on port {}: {last_err}",
+            spawned.port
+        )))
     }
 
     /// Whether this value runs (and will kill) its own server.

@@ -220,3 +220,11 @@ async fn concurrent_appends_are_checked_one_by_one_within_a_group_commit() {
     }
     assert_feed_quiet(&mut feed).await;
 }
+
+/// The embedded log keeps its whole feed: no cursor it issued is ever
+/// older than its retention.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follower_from_an_old_cursor_gets_everything_after_it_since_the_feed_is_never_trimmed() {
+    let (log, _dir) = fresh_log().await;
+    mafia_event_log::conformance::follower_from_a_cursor_older_than_the_retention_says_so_and_reads_the_rest(log, false).await;
+}

@@ -173,3 +173,43 @@ fn spawned_test_server_is_killed_on_drop() {
         "the server must be gone after drop"
     );
 }
+
+/// Redis caps the feed at about `feed_maxlen` entries (whole stream nodes
+/// of 100 go at a time); the games' streams are kept in full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follower_from_a_cursor_older_than_the_trimmed_feed_says_so_and_reads_the_rest() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-retention");
+    let cfg = RedisLogConfig {
+        feed_maxlen: 10,
+        feed_block: Duration::from_millis(500),
+        ..RedisLogConfig::with_prefix(prefix.as_str())
+    };
+    let log: Arc<dyn EventLog> = Arc::new(connect(&server, cfg).await);
+    mafia_event_log::conformance::follower_from_a_cursor_older_than_the_retention_says_so_and_reads_the_rest(log, true).await;
+}
+
+/// A private server (never `REDIS_URL`), killed with SIGKILL and started
+/// again on the same port with its append-only file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follower_resumes_by_itself_after_redis_is_killed_and_restarted() {
+    let server = RedisServer::spawn_persistent()
+        .unwrap_or_else(|e| panic!("this test needs redis-server: {e}"));
+    let cfg = RedisLogConfig {
+        feed_block: Duration::from_millis(500),
+        ..RedisLogConfig::with_prefix(mafia_event_log::testing::unique_prefix("event-log-restart"))
+    };
+    let log: Arc<dyn EventLog> = Arc::new(connect(&server, cfg).await);
+    let server = std::sync::Mutex::new(server);
+    mafia_event_log::conformance::follower_resumes_by_itself_after_the_store_restarts(
+        log,
+        || async {
+            server
+                .lock()
+                .unwrap()
+                .restart()
+                .expect("redis-server restarts");
+        },
+    )
+    .await;
+}

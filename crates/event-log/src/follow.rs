@@ -1,0 +1,470 @@
+//! Following the log: the one place that turns [`EventLog::feed`] (which
+//! ends at its first error) and [`EventLog::read`] into endless, ordered
+//! streams for readers (referee watchers, the gateway, the scoring service).
+//!
+//! Three followers, from the most general to the most specific:
+//! - [`follow`]: the whole feed from a resumable cursor, in commit order.
+//! - [`follow_games`]: every game from its first event, history read from
+//!   the per-game logs, then live from the feed; per game each event once,
+//!   in order, without gaps (a gap is filled from the game's log).
+//! - [`Fanout::follow_game`](crate::Fanout::follow_game): one game from a
+//!   sequence number, many such followers sharing one feed per process.
+//!
+//! All three resume by themselves when the store fails or restarts: the
+//! error is yielded as an `Err` item (so the caller can log it), the stream
+//! goes on and retries from its cursor after [`FollowConfig::retry_after`].
+//! Only an error that retrying cannot mend (a cursor the backend does not
+//! understand) ends a stream, right after it is yielded.
+//!
+//! ## Retention
+//! Per-game logs are never trimmed. The feed is: [`RedisLog`](crate::RedisLog)
+//! caps it at about `feed_maxlen` entries; [`EmbeddedLog`](crate::EmbeddedLog)
+//! keeps all of it, so no cursor it issued is ever older than its retention.
+//! A follower whose cursor is older than what the feed retains yields
+//! [`Followed::Trimmed`] and goes on from the oldest retained entry; what it
+//! missed is only in the games' logs. [`follow_games`] reads it from there
+//! itself (every game is read up from where it stood), so its callers see
+//! `Trimmed` only as a notice.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+
+use crate::{EventLog, FeedCursor, FeedEntry, FeedStream, LogError};
+
+/// Tuning shared by the followers.
+#[derive(Debug, Clone)]
+pub struct FollowConfig {
+    /// Pause before re-opening the feed after the store failed.
+    pub retry_after: Duration,
+    /// Events asked of [`EventLog::read`] per call when catching a game up.
+    pub read_batch: usize,
+}
+
+impl Default for FollowConfig {
+    fn default() -> Self {
+        FollowConfig {
+            retry_after: Duration::from_millis(500),
+            read_batch: 1024,
+        }
+    }
+}
+
+/// Where a followed event was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Live, off the feed.
+    Feed,
+    /// From the game's own log: history at the start, or a gap being filled.
+    Log,
+}
+
+/// One event delivered by a follower.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub game: String,
+    pub seq: u64,
+    pub payload: Bytes,
+    pub source: Source,
+    /// Resuming the follower after this cursor loses nothing up to this
+    /// event (events read from a game's log carry the cursor of the feed
+    /// position they were read at).
+    pub cursor: FeedCursor,
+}
+
+/// What a feed follower yields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Followed {
+    Event(Event),
+    /// Everything appended before the follower started has been yielded;
+    /// what follows is live. Yielded once per follower.
+    CaughtUp,
+    /// The cursor was older than the feed's retention (see the module
+    /// docs); the follower goes on from the oldest retained entry.
+    Trimmed {
+        cursor: FeedCursor,
+        oldest_retained: String,
+    },
+}
+
+pub type FollowStream = BoxStream<'static, Result<Followed, LogError>>;
+
+/// Orders two cursors of the same backend. Both backends' cursors read as
+/// `(major, minor)`: a Redis stream id `ms-n`, or an embedded counter `n`.
+fn position(c: &FeedCursor) -> Option<(u64, u64)> {
+    let s = c.as_str();
+    match s.split_once('-') {
+        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+        None => Some((s.parse().ok()?, 0)),
+    }
+}
+
+fn at_or_past(c: &FeedCursor, target: &FeedCursor) -> bool {
+    match (position(c), position(target)) {
+        (Some(c), Some(t)) => c >= t,
+        _ => false,
+    }
+}
+
+/// Errors that retrying from the same cursor cannot mend.
+fn is_final(e: &LogError) -> bool {
+    matches!(e, LogError::InvalidArgument(_) | LogError::Corrupt(_))
+}
+
+/// Follows the whole feed after `from` (`FeedCursor::now()`: after the
+/// feed's head when the follower starts), in commit order, each entry once,
+/// for as long as the stream is polled. Yields [`Followed::CaughtUp`] once
+/// it has reached the feed's head as it stood when the follower started.
+pub fn follow(log: Arc<dyn EventLog>, from: FeedCursor, config: FollowConfig) -> FollowStream {
+    let state = FeedFollower {
+        log,
+        config,
+        cursor: from,
+        feed: None,
+        target: None,
+        caught_up: false,
+        backoff: false,
+        queue: VecDeque::new(),
+        done: false,
+    };
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        let item = s.step().await?;
+        Some((item, s))
+    }))
+}
+
+struct FeedFollower {
+    log: Arc<dyn EventLog>,
+    config: FollowConfig,
+    cursor: FeedCursor,
+    feed: Option<FeedStream>,
+    /// The head when the follower started: reaching it is `CaughtUp`.
+    target: Option<FeedCursor>,
+    caught_up: bool,
+    backoff: bool,
+    queue: VecDeque<Followed>,
+    done: bool,
+}
+
+impl FeedFollower {
+    async fn step(&mut self) -> Option<Result<Followed, LogError>> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(Ok(item));
+            }
+            if self.done {
+                return None;
+            }
+            if self.backoff {
+                self.backoff = false;
+                tokio::time::sleep(self.config.retry_after).await;
+            }
+            if self.feed.is_none() {
+                if self.target.is_none() || self.cursor.is_now() {
+                    match self.log.feed_head().await {
+                        Ok(head) => {
+                            // Pinned, so a resume after an error cannot skip
+                            // what was appended in between.
+                            if self.cursor.is_now() {
+                                self.cursor = head.clone();
+                            }
+                            self.target.get_or_insert(head);
+                        }
+                        Err(e) => {
+                            self.backoff = true;
+                            return Some(Err(e));
+                        }
+                    }
+                }
+                if !self.caught_up
+                    && self
+                        .target
+                        .as_ref()
+                        .is_some_and(|t| at_or_past(&self.cursor, t))
+                {
+                    self.caught_up = true;
+                    self.queue.push_back(Followed::CaughtUp);
+                }
+                self.feed = Some(self.log.feed(self.cursor.clone()));
+                continue;
+            }
+            let feed = self.feed.as_mut().expect("just checked");
+            match feed.next().await {
+                Some(Ok((cursor, entry))) => {
+                    self.cursor = cursor.clone();
+                    let FeedEntry { game, seq, payload } = entry;
+                    self.queue.push_back(Followed::Event(Event {
+                        game,
+                        seq,
+                        payload,
+                        source: Source::Feed,
+                        cursor,
+                    }));
+                    if !self.caught_up
+                        && self
+                            .target
+                            .as_ref()
+                            .is_some_and(|t| at_or_past(&self.cursor, t))
+                    {
+                        self.caught_up = true;
+                        self.queue.push_back(Followed::CaughtUp);
+                    }
+                }
+                Some(Err(LogError::FeedTrimmed {
+                    cursor,
+                    trimmed_up_to,
+                })) => {
+                    self.feed = None;
+                    // The beginning is every entry still retained.
+                    self.cursor = FeedCursor::beginning();
+                    return Some(Ok(Followed::Trimmed {
+                        cursor: FeedCursor::from(cursor),
+                        oldest_retained: trimmed_up_to,
+                    }));
+                }
+                Some(Err(e)) => {
+                    self.feed = None;
+                    if is_final(&e) {
+                        self.done = true;
+                    } else {
+                        tracing::warn!(error = %e, cursor = %self.cursor, "feed failed; resuming");
+                        self.backoff = true;
+                    }
+                    return Some(Err(e));
+                }
+                // The log was shut down.
+                None => {
+                    self.feed = None;
+                    self.done = true;
+                }
+            }
+        }
+    }
+}
+
+/// Reads `game`'s events from `from` up to `upto` (inclusive; `None`: to the
+/// current end), page by page.
+pub(crate) async fn read_range(
+    log: &dyn EventLog,
+    game: &str,
+    from: u64,
+    upto: Option<u64>,
+    batch: usize,
+) -> Result<Vec<crate::StoredEvent>, LogError> {
+    let mut out = Vec::new();
+    let mut next = from.max(1);
+    loop {
+        if upto.is_some_and(|u| next > u) {
+            return Ok(out);
+        }
+        let page = log.read(game, next, batch.max(1)).await?;
+        let n = page.len();
+        for e in page {
+            if upto.is_some_and(|u| e.seq > u) {
+                return Ok(out);
+            }
+            next = e.seq + 1;
+            out.push(e);
+        }
+        if n < batch.max(1) {
+            return Ok(out);
+        }
+    }
+}
+
+/// Where a game's follower stands: the next seq it must deliver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Next(pub u64);
+
+/// What to do with a live event for a game that stands at [`Next`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Already delivered.
+    Skip,
+    /// The next one: deliver it.
+    Take,
+    /// Events `from..seq` were missed: read them from the log first.
+    Gap { from: u64 },
+}
+
+impl Next {
+    pub(crate) fn offer(self, seq: u64) -> Offer {
+        match seq.cmp(&self.0) {
+            std::cmp::Ordering::Less => Offer::Skip,
+            std::cmp::Ordering::Equal => Offer::Take,
+            std::cmp::Ordering::Greater => Offer::Gap { from: self.0 },
+        }
+    }
+}
+
+/// Follows every game: each game's history from its log (games in id
+/// order), then [`Followed::CaughtUp`], then live events off the feed. Per
+/// game, every event is yielded once, in seq order, without gaps, whatever
+/// the feed does: a gap, a trimmed feed or a store restart is made good
+/// from the games' logs.
+pub fn follow_games(log: Arc<dyn EventLog>, config: FollowConfig) -> FollowStream {
+    let state = GamesFollower {
+        log,
+        config,
+        feed: None,
+        next: HashMap::new(),
+        pending_games: VecDeque::new(),
+        head: None,
+        queue: VecDeque::new(),
+        history_done: false,
+        backoff: false,
+    };
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        let item = s.step().await?;
+        Some((item, s))
+    }))
+}
+
+struct GamesFollower {
+    log: Arc<dyn EventLog>,
+    config: FollowConfig,
+    /// Opened after the history, from the head taken before it was read.
+    feed: Option<FollowStream>,
+    next: HashMap<String, u64>,
+    /// Games still to read up from their logs (at the start, after a trim).
+    pending_games: VecDeque<String>,
+    head: Option<FeedCursor>,
+    queue: VecDeque<Result<Followed, LogError>>,
+    history_done: bool,
+    backoff: bool,
+}
+
+impl GamesFollower {
+    async fn step(&mut self) -> Option<Result<Followed, LogError>> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(item);
+            }
+            if self.backoff {
+                self.backoff = false;
+                tokio::time::sleep(self.config.retry_after).await;
+            }
+            if self.head.is_none() {
+                // The head before the games are listed: whatever is appended
+                // while their history is read arrives on the feed too, and
+                // is skipped by seq.
+                let listed = async {
+                    let head = self.log.feed_head().await?;
+                    let games = self.log.list_games().await?;
+                    Ok::<_, LogError>((head, games))
+                };
+                match listed.await {
+                    Ok((head, games)) => {
+                        self.head = Some(head);
+                        self.pending_games = games.into();
+                    }
+                    Err(e) => {
+                        self.backoff = true;
+                        return Some(Err(e));
+                    }
+                }
+                continue;
+            }
+            if let Some(game) = self.pending_games.front().cloned() {
+                if let Err(e) = self.read_up(&game, None).await {
+                    self.backoff = true;
+                    return Some(Err(e));
+                }
+                self.pending_games.pop_front();
+                continue;
+            }
+            if !self.history_done {
+                self.history_done = true;
+                let head = self.head.clone().expect("set above");
+                self.feed = Some(follow(self.log.clone(), head, self.config.clone()));
+                return Some(Ok(Followed::CaughtUp));
+            }
+            let feed = self.feed.as_mut().expect("opened with the history");
+            match feed.next().await? {
+                Ok(Followed::Event(e)) => {
+                    let next = Next(self.next.get(&e.game).copied().unwrap_or(1));
+                    match next.offer(e.seq) {
+                        Offer::Skip => {}
+                        Offer::Take => {
+                            self.next.insert(e.game.clone(), e.seq + 1);
+                            return Some(Ok(Followed::Event(e)));
+                        }
+                        Offer::Gap { .. } => {
+                            let (game, seq) = (e.game.clone(), e.seq);
+                            match self.read_up(&game, Some(seq - 1)).await {
+                                Ok(()) if self.next.get(&game) == Some(&seq) => {
+                                    self.next.insert(game, seq + 1);
+                                    self.queue.push_back(Ok(Followed::Event(e)));
+                                }
+                                // The log ends before the feed's event:
+                                // read the game up again later.
+                                Ok(()) => self.pending_games.push_back(game),
+                                Err(err) => {
+                                    self.queue.push_back(Err(err));
+                                    self.pending_games.push_back(game);
+                                    self.backoff = true;
+                                }
+                            }
+                        }
+                    }
+                }
+                // Ours was yielded after the history.
+                Ok(Followed::CaughtUp) => {}
+                Ok(trimmed @ Followed::Trimmed { .. }) => {
+                    match self.log.list_games().await {
+                        Ok(games) => self.pending_games = games.into(),
+                        Err(e) => self.queue.push_back(Err(e)),
+                    }
+                    return Some(Ok(trimmed));
+                }
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// Queues `game`'s events from where it stands up to `upto`, as read
+    /// from its log.
+    async fn read_up(&mut self, game: &str, upto: Option<u64>) -> Result<(), LogError> {
+        let from = self.next.get(game).copied().unwrap_or(1);
+        let events =
+            read_range(self.log.as_ref(), game, from, upto, self.config.read_batch).await?;
+        let cursor = self.head.clone().unwrap_or_else(FeedCursor::beginning);
+        for e in events {
+            self.next.insert(game.to_owned(), e.seq + 1);
+            self.queue.push_back(Ok(Followed::Event(Event {
+                game: game.to_owned(),
+                seq: e.seq,
+                payload: e.payload,
+                source: Source::Log,
+                cursor: cursor.clone(),
+            })));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_of_both_backends_are_ordered() {
+        let c = |s: &str| FeedCursor::from(s);
+        assert!(at_or_past(&c("1700-3"), &c("1700-2")));
+        assert!(!at_or_past(&c("1699-9"), &c("1700-0")));
+        assert!(at_or_past(&c("0"), &c("0-0")));
+        assert!(at_or_past(&c("12"), &c("9")));
+        assert!(!at_or_past(&c("$"), &c("0")));
+    }
+
+    #[test]
+    fn a_live_event_is_skipped_taken_or_opens_a_gap() {
+        assert_eq!(Next(5).offer(4), Offer::Skip);
+        assert_eq!(Next(5).offer(5), Offer::Take);
+        assert_eq!(Next(5).offer(9), Offer::Gap { from: 5 });
+    }
+}
