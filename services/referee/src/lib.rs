@@ -11,7 +11,6 @@
 
 pub mod auth;
 pub mod error;
-mod feed;
 pub mod games;
 pub mod keys;
 pub mod metrics;

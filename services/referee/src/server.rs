@@ -1,12 +1,11 @@
 //! Starting and stopping a referee: the gRPC server (with health and
-//! reflection), the lease renewer, the feed hub and the metrics endpoint.
+//! reflection), the lease renewer, the feed fan-out and the metrics endpoint.
 
 use crate::auth::{AuthConfig, Tokens};
-use crate::feed::FeedHub;
 use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::service::{RefereeService, Shared};
-use mafia_event_log::EventLog;
+use mafia_event_log::{EventLog, Fanout, FanoutConfig};
 use mafia_proto::v1::referee_server::RefereeServer;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -89,7 +88,9 @@ pub async fn start(
     let metrics = Arc::new(Metrics::default());
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let (alive_tx, tasks_done) = mpsc::channel(1);
-    let hub = Arc::new(FeedHub::default());
+    // One feed for every WatchGame stream of this process, followed only
+    // while someone watches.
+    let hub = Fanout::new(log.clone(), FanoutConfig::default());
     let shared = Arc::new(Shared {
         games: Games::new(
             log.clone(),
@@ -109,7 +110,12 @@ pub async fn start(
     }
 
     let mut background = Vec::new();
-    background.push(tokio::spawn(hub.run(log.clone(), shutdown_rx.clone())));
+    {
+        let mut stop = shutdown_rx.clone();
+        background.push(tokio::spawn(
+            hub.run(async move { crate::stopped(&mut stop).await }),
+        ));
+    }
     {
         let shared = shared.clone();
         let mut stop = shutdown_rx.clone();

@@ -2,10 +2,11 @@
 
 use crate::auth::{Caller, Tokens};
 use crate::error::RefereeError;
-use crate::feed::FeedHub;
 use crate::games::{self, Games, Outcome};
 use crate::keys::log_key;
 use crate::metrics::Metrics;
+use futures::StreamExt;
+use mafia_event_log::{Fanout, GameFollowed, LogError};
 use mafia_proto::convert::{
     audience_from_proto, command_from_json, command_from_proto, event_to_proto, header_from_request,
 };
@@ -14,7 +15,7 @@ use mafia_rules::view::events_for;
 use mafia_rules::Audience;
 use std::pin::Pin;
 use std::sync::Arc;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
@@ -25,7 +26,7 @@ const REPLY_BUFFER: usize = 64;
 pub struct Shared {
     pub games: Games,
     pub tokens: Tokens,
-    pub hub: Arc<FeedHub>,
+    pub hub: Arc<Fanout>,
     pub metrics: Arc<Metrics>,
     pub shutdown: watch::Receiver<bool>,
     /// Every stream task holds a clone; shutdown waits until all are gone.
@@ -176,19 +177,10 @@ impl Shared {
         tx: mpsc::Sender<Result<v1::WatchGameEvent, Status>>,
     ) {
         let mut shutdown = self.shutdown.clone();
-        // Subscribe (and wait for the feed to run) before reading the log,
-        // so nothing falls between the two.
-        let mut live = self.hub.subscribe(&key);
-        tokio::select! {
-            _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
-            _ = self.hub.live() => {}
-        }
-        let mut next = from_seq.max(1);
-        let mut over = false;
         // Starting past the end of a finished game: nothing will ever come.
         let log = self.games.log();
         if let Ok(last) = log.last_seq(&key).await {
-            if last > 0 && next > last {
+            if last > 0 && from_seq > last {
                 if let Ok(tail) = games::read_from(log.as_ref(), &game_id, &key, last, 1).await {
                     if tail.iter().any(|e| games::is_final(&e.envelope.event)) {
                         return;
@@ -196,69 +188,61 @@ impl Shared {
                 }
             }
         }
+        let mut follow = self.hub.follow_game(&key, from_seq);
+        // Until the log is read up, a game that already ended shows its
+        // whole history to every audience.
+        let mut over = false;
+        let mut caught_up = false;
+        let mut history = Vec::new();
         loop {
-            // Catch up from the log.
-            loop {
-                let page =
-                    match games::read_from(self.games.log().as_ref(), &game_id, &key, next, 1024)
-                        .await
-                    {
-                        Ok(p) => p,
-                        Err(e) => {
-                            let _ = tx.send(Err(e.into())).await;
-                            return;
-                        }
-                    };
-                let n = page.len();
-                if page.iter().any(|e| games::is_final(&e.envelope.event)) {
-                    over = true;
-                }
-                for e in page {
-                    next = u64::from(e.envelope.seq) + 1;
-                    match send_watched(&tx, &e, audience, over).await {
-                        Sent::Ok => {}
-                        Sent::Final | Sent::Closed => return,
-                    }
-                }
-                if n < 1024 {
-                    break;
-                }
-            }
-            // Then follow the feed until a gap sends us back to the log.
-            loop {
-                let item = tokio::select! {
-                    _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
-                    _ = tx.closed() => return,
-                    item = live.recv() => item,
-                };
-                match item {
-                    Ok(item) => {
-                        let (seq, payload) = (&item.0, &item.1);
-                        if *seq < next {
-                            continue;
-                        }
-                        if *seq > next {
-                            break;
-                        }
-                        let e = match games::decode(&game_id, *seq, payload) {
-                            Ok(e) => e,
-                            Err(e) => {
-                                let _ = tx.send(Err(e.into())).await;
-                                return;
-                            }
-                        };
-                        next = seq + 1;
-                        match send_watched(&tx, &e, audience, false).await {
+            let item = tokio::select! {
+                _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+                _ = tx.closed() => return,
+                item = follow.next() => item,
+            };
+            let event = match item {
+                Some(Ok(GameFollowed::Event(e))) => e,
+                Some(Ok(GameFollowed::CaughtUp)) => {
+                    caught_up = true;
+                    for e in std::mem::take(&mut history) {
+                        match send_watched(&tx, &e, audience, over).await {
                             Sent::Ok => {}
                             Sent::Final | Sent::Closed => return,
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    Err(broadcast::error::RecvError::Closed) => {
-                        let _ = tx.send(Err(shutting_down())).await;
-                        return;
-                    }
+                    continue;
                 }
+                // Re-read from the log by the follower; nothing is missed.
+                Some(Ok(GameFollowed::Lagged)) => continue,
+                // The follower retries the store by itself.
+                Some(Err(e @ (LogError::Redis(_) | LogError::Storage(_) | LogError::Task(_)))) => {
+                    tracing::warn!(game = %game_id, error = %e, "watch interrupted; resuming");
+                    continue;
+                }
+                Some(Err(e)) => {
+                    let _ = tx.send(Err(RefereeError::from(e).into())).await;
+                    return;
+                }
+                None => {
+                    let _ = tx.send(Err(shutting_down())).await;
+                    return;
+                }
+            };
+            let e = match games::decode(&game_id, event.seq, &event.payload) {
+                Ok(e) => e,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    return;
+                }
+            };
+            if caught_up {
+                match send_watched(&tx, &e, audience, false).await {
+                    Sent::Ok => {}
+                    Sent::Final | Sent::Closed => return,
+                }
+            } else {
+                over |= games::is_final(&e.envelope.event);
+                history.push(e);
             }
         }
     }
