@@ -1,0 +1,324 @@
+//! The hub's state without I/O: games folded with the engine, their feeds
+//! per audience, the broadcast's delayed copy of each game and the hall
+//! messages. It reads no clock and spawns nothing: every input comes with
+//! the time it happened at ([`Now`]), every output is a [`Transmit`] saying
+//! what to send to whom, and [`HubCore::poll_timeout`] says when the core
+//! next needs [`HubCore::handle_timeout`]. The tokio shell around it
+//! ([`super::Hub`]) owns the subscribers' queues, the log and the one timer.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use mafia_record::{Header, LoggedEvent};
+use mafia_rules::{Audience, Envelope, Game};
+use serde_json::json;
+
+use super::feed::{encode, Feed};
+use super::table::{AudienceEvent, TableInfo, TableState};
+
+/// The three audiences a feed is computed for, in [`Audience`] order.
+pub const AUDIENCES: [Audience; 3] = [Audience::Public, Audience::Broadcast, Audience::Judge];
+
+pub(crate) fn slot(a: Audience) -> usize {
+    match a {
+        Audience::Public => 0,
+        Audience::Broadcast => 1,
+        Audience::Judge => 2,
+    }
+}
+
+/// The time of an input: a monotonic instant for deadlines, and the wall
+/// clock for dating events read from the log (stamped by the judge's clock).
+#[derive(Clone, Copy, Debug)]
+pub struct Now {
+    pub at: Instant,
+    pub unix_ms: i64,
+}
+
+/// How an event reached the hub.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Live off the feed: it happened just now.
+    Live,
+    /// From the game's log (history, or a gap being filled): it happened at
+    /// its own `at`, so the broadcast delay counts from then.
+    Logged,
+}
+
+/// Whom a message goes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Subscribers of one game's feed for one audience.
+    Table { game: Arc<str>, audience: Audience },
+    /// Hall subscribers of an audience that may see `game`.
+    Hall { game: Arc<str>, audience: Audience },
+}
+
+/// One message to queue to every subscriber on a route. The bytes are
+/// encoded once and shared.
+#[derive(Clone, Debug)]
+pub struct Transmit {
+    pub route: Route,
+    pub msg: Bytes,
+}
+
+/// Why an input was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("unreadable header: {0}")]
+    Header(String),
+    #[error("unreadable event {seq}: {why}")]
+    Event { seq: u64, why: String },
+    #[error("event {seq} does not fit the game: {why}")]
+    Misfit { seq: u64, why: String },
+}
+
+/// Tuning of the core.
+#[derive(Clone, Debug)]
+pub struct CoreConfig {
+    pub broadcast_delay: Duration,
+    pub history: usize,
+}
+
+struct GameCore {
+    id: Arc<str>,
+    info: TableInfo,
+    live: Game,
+    delayed: Game,
+    /// Events not yet released to the broadcast, with their release time.
+    pending: VecDeque<(Instant, Envelope)>,
+    feeds: [Feed; 3],
+}
+
+pub struct HubCore {
+    config: CoreConfig,
+    games: HashMap<String, GameCore>,
+    /// Games whose header is unusable: their events are ignored.
+    skipped: HashSet<String>,
+    /// Release times of pending broadcast events, soonest first (one entry
+    /// per event; an entry whose events went already is harmless).
+    deadlines: BinaryHeap<Reverse<(Instant, Arc<str>)>>,
+}
+
+impl HubCore {
+    pub fn new(config: CoreConfig) -> HubCore {
+        HubCore {
+            config,
+            games: HashMap::new(),
+            skipped: HashSet::new(),
+            deadlines: BinaryHeap::new(),
+        }
+    }
+
+    /// Whether `game` was added (or refused): its events can be handled.
+    pub fn knows(&self, game: &str) -> bool {
+        self.games.contains_key(game) || self.skipped.contains(game)
+    }
+
+    /// Adds a game from its stored header (the referee's JSON `Header`).
+    /// A header that cannot be read is refused once; the game's events are
+    /// then ignored.
+    pub fn add_game(&mut self, id: &str, header: &[u8]) -> Result<(), CoreError> {
+        if self.knows(id) {
+            return Ok(());
+        }
+        let parsed = serde_json::from_slice::<Header>(header)
+            .map_err(|e| e.to_string())
+            .and_then(|h| h.setup().map(|s| (h, s)).map_err(|e| e.to_string()));
+        let (header, setup) = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                self.skipped.insert(id.to_owned());
+                return Err(CoreError::Header(e));
+            }
+        };
+        let fresh = Game::replay(setup.clone(), std::iter::empty()).expect("no events");
+        let (dealt, _) = Game::new(setup, 0);
+        let game = GameCore {
+            id: Arc::from(id),
+            info: TableInfo::new(id, &header),
+            live: fresh.clone(),
+            delayed: fresh,
+            pending: VecDeque::new(),
+            feeds: AUDIENCES.map(|a| Feed::new(a, id, &dealt)),
+        };
+        self.games.insert(id.to_owned(), game);
+        Ok(())
+    }
+
+    /// Folds one stored event (a `LoggedEvent` payload) of a known game:
+    /// publishes it to the public and the judges at once and schedules it
+    /// for the broadcast. Returns whether it was folded (an event already
+    /// folded, or of a refused game, is ignored).
+    pub fn handle_event(
+        &mut self,
+        game: &str,
+        seq: u64,
+        payload: &[u8],
+        arrival: Arrival,
+        now: Now,
+        out: &mut Vec<Transmit>,
+    ) -> Result<bool, CoreError> {
+        let Some(g) = self.games.get_mut(game) else {
+            return Ok(false);
+        };
+        let logged: LoggedEvent =
+            serde_json::from_slice(payload).map_err(|e| CoreError::Event {
+                seq,
+                why: e.to_string(),
+            })?;
+        let env = logged.envelope;
+        if env.seq as u64 <= g.live.seq() as u64 {
+            return Ok(false);
+        }
+        g.live.fold(&env).map_err(|e| CoreError::Misfit {
+            seq,
+            why: e.to_string(),
+        })?;
+        for a in [Audience::Public, Audience::Judge] {
+            publish(g, a, &env, self.config.history, out);
+        }
+        let delay = self.config.broadcast_delay;
+        let due = match arrival {
+            Arrival::Live => now.at + delay,
+            Arrival::Logged => {
+                let age = Duration::from_millis(now.unix_ms.saturating_sub(env.at).max(0) as u64);
+                now.at + delay.saturating_sub(age)
+            }
+        };
+        g.pending.push_back((due, env));
+        self.deadlines.push(Reverse((due, g.id.clone())));
+        self.handle_timeout(now.at, out);
+        Ok(true)
+    }
+
+    /// Releases every broadcast event whose delay is over, in order.
+    pub fn handle_timeout(&mut self, now: Instant, out: &mut Vec<Transmit>) {
+        while let Some(Reverse((due, _))) = self.deadlines.peek() {
+            if *due > now {
+                break;
+            }
+            let Reverse((_, id)) = self.deadlines.pop().expect("peeked");
+            let Some(g) = self.games.get_mut(&*id) else {
+                continue;
+            };
+            while g.pending.front().is_some_and(|(due, _)| *due <= now) {
+                let (_, env) = g.pending.pop_front().expect("checked");
+                if g.delayed.fold(&env).is_err() {
+                    continue;
+                }
+                publish(g, Audience::Broadcast, &env, self.config.history, out);
+            }
+        }
+    }
+
+    /// When [`HubCore::handle_timeout`] must next be called, if ever.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.deadlines.peek().map(|Reverse((due, _))| *due)
+    }
+
+    /// Every known table, sorted by game id.
+    pub fn tables(&self) -> Vec<TableInfo> {
+        let mut v: Vec<_> = self.games.values().map(|g| g.info.clone()).collect();
+        v.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+        v
+    }
+
+    pub fn has_table(&self, game: &str) -> bool {
+        self.games.contains_key(game)
+    }
+
+    pub fn state(&self, game: &str, audience: Audience) -> Option<TableState> {
+        let g = self.games.get(game)?;
+        let f = &g.feeds[slot(audience)];
+        Some(TableState {
+            info: g.info.clone(),
+            seq: f.seq,
+            view: f.view.clone(),
+            over: f.over,
+        })
+    }
+
+    /// Up to `max` retained events with an audience sequence above `after`.
+    pub fn events(
+        &self,
+        game: &str,
+        audience: Audience,
+        after: u64,
+        max: usize,
+    ) -> Option<Vec<AudienceEvent>> {
+        let g = self.games.get(game)?;
+        Some(
+            g.feeds[slot(audience)]
+                .events(after)
+                .take(max)
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// The whole history of a finished game (engine numbering, every
+    /// event), or `Some(None)` while it still runs for `audience` (judges
+    /// may always read it; the broadcast only once its delayed game ended).
+    pub fn protocol(&self, game: &str, audience: Audience) -> Option<Option<Vec<AudienceEvent>>> {
+        let g = self.games.get(game)?;
+        let finished = match audience {
+            Audience::Judge => true,
+            Audience::Public => g.live.result().is_some(),
+            Audience::Broadcast => g.delayed.result().is_some(),
+        };
+        Some(finished.then(|| g.feeds[slot(Audience::Judge)].events(0).cloned().collect()))
+    }
+
+    /// What a new subscriber that has everything up to `from` gets first,
+    /// and the audience sequence its live messages start after.
+    pub fn catch_up(
+        &self,
+        game: &str,
+        audience: Audience,
+        from: Option<u64>,
+    ) -> Option<(Vec<Bytes>, u64)> {
+        let f = &self.games.get(game)?.feeds[slot(audience)];
+        Some((f.catch_up(from), f.seq))
+    }
+
+    /// The `tables` message of the hall feed: every table for which
+    /// `visible` holds, as `audience` sees it now.
+    pub fn hall_snapshot(&self, audience: Audience, visible: impl Fn(&str) -> bool) -> Bytes {
+        let all = self
+            .tables()
+            .into_iter()
+            .filter(|t| visible(&t.game_id))
+            .filter_map(|t| self.state(&t.game_id, audience))
+            .map(|s| json!({"game_id": s.info.game_id, "info": s.info, "seq": s.seq, "view": s.view}))
+            .collect::<Vec<_>>();
+        encode(&json!({"type": "tables", "tables": all}))
+    }
+}
+
+fn publish(g: &mut GameCore, a: Audience, env: &Envelope, history: usize, out: &mut Vec<Transmit>) {
+    let game = if a == Audience::Broadcast {
+        &g.delayed
+    } else {
+        &g.live
+    };
+    if let Some(p) = g.feeds[slot(a)].push(&g.id, env, game, history) {
+        out.push(Transmit {
+            route: Route::Table {
+                game: g.id.clone(),
+                audience: a,
+            },
+            msg: p.delta,
+        });
+        out.push(Transmit {
+            route: Route::Hall {
+                game: g.id.clone(),
+                audience: a,
+            },
+            msg: p.hall,
+        });
+    }
+}

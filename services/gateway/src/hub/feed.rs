@@ -1,0 +1,154 @@
+//! One audience's feed of one game: the current view and snapshot, and the
+//! recent deltas for resuming, each encoded once to shared bytes.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use mafia_rules::{Audience, Envelope, Game};
+use serde_json::{json, Value};
+
+use super::table::AudienceEvent;
+use crate::patch;
+
+struct Frame {
+    seq: u64,
+    bytes: Bytes,
+    event: AudienceEvent,
+}
+
+pub(crate) struct Feed {
+    audience: Audience,
+    pub(crate) seq: u64,
+    pub(crate) over: bool,
+    pub(crate) view: Value,
+    snapshot: Bytes,
+    frames: VecDeque<Frame>,
+}
+
+/// What one event made a feed publish.
+pub(crate) struct Pushed {
+    /// The `delta` message for the game's subscribers.
+    pub(crate) delta: Bytes,
+    /// The `table` message for the hall.
+    pub(crate) hall: Bytes,
+}
+
+impl Feed {
+    /// `start` is the game as it stands right after its deal: the engine
+    /// shows a game with no events yet as ended, roles and all, so the
+    /// table's first snapshot is rendered from the dealt game instead.
+    pub(crate) fn new(audience: Audience, game_id: &str, start: &Game) -> Feed {
+        let mut feed = Feed {
+            audience,
+            seq: 0,
+            over: false,
+            view: Value::Null,
+            snapshot: Bytes::new(),
+            frames: VecDeque::new(),
+        };
+        feed.view = feed.render(start);
+        feed.snapshot = feed.encode_snapshot(game_id);
+        feed
+    }
+
+    fn render(&self, game: &Game) -> Value {
+        let mut v = serde_json::to_value(game.view(self.audience)).expect("views serialize");
+        // The engine numbers every event; the public must not count hidden ones.
+        v["seq"] = json!(self.seq);
+        v
+    }
+
+    fn encode_snapshot(&self, game_id: &str) -> Bytes {
+        encode(&json!({
+            "type": "snapshot",
+            "game_id": game_id,
+            "seq": self.seq,
+            "view": self.view,
+        }))
+    }
+
+    /// Folds the event into the feed if this audience may see it.
+    pub(crate) fn push(
+        &mut self,
+        game_id: &str,
+        env: &Envelope,
+        game: &Game,
+        history: usize,
+    ) -> Option<Pushed> {
+        // Once the game has a result the whole history may be shown (as in
+        // `view::events_for`). Not `is_over()`: a game that has folded only
+        // its deal is still at the engine's initial `Step::Ended`.
+        let over = game.result().is_some();
+        let event = if over {
+            Some(env.event)
+        } else {
+            env.event.for_audience(self.audience)
+        }?;
+        self.over = over;
+        self.seq += 1;
+        let view = self.render(game);
+        let patch = patch::diff(&self.view, &view).unwrap_or_else(|| json!({}));
+        self.view = view;
+        let event = AudienceEvent {
+            seq: self.seq,
+            at: env.at,
+            cmd: (self.audience != Audience::Public).then_some(env.cmd),
+            event,
+        };
+        let delta = encode(&json!({
+            "type": "delta",
+            "game_id": game_id,
+            "seq": self.seq,
+            "event": event,
+            "patch": patch,
+        }));
+        self.snapshot = self.encode_snapshot(game_id);
+        self.frames.push_back(Frame {
+            seq: self.seq,
+            bytes: delta.clone(),
+            event,
+        });
+        while self.frames.len() > history {
+            self.frames.pop_front();
+        }
+        let hall = encode(&json!({
+            "type": "table",
+            "game_id": game_id,
+            "seq": self.seq,
+            "view": self.view,
+        }));
+        Some(Pushed { delta, hall })
+    }
+
+    /// Catch-up for a subscriber that has everything up to `from`.
+    pub(crate) fn catch_up(&self, from: Option<u64>) -> Vec<Bytes> {
+        // `from = 0` is a client with nothing: deltas need a view to patch.
+        if let Some(from) = from.filter(|&f| f > 0) {
+            if from == self.seq {
+                return Vec::new();
+            }
+            let oldest = self.frames.front().map_or(self.seq + 1, |f| f.seq);
+            if from < self.seq && from + 1 >= oldest {
+                return self
+                    .frames
+                    .iter()
+                    .filter(|f| f.seq > from)
+                    .map(|f| f.bytes.clone())
+                    .collect();
+            }
+        }
+        vec![self.snapshot.clone()]
+    }
+
+    /// Retained events with an audience sequence above `after`.
+    pub(crate) fn events(&self, after: u64) -> impl Iterator<Item = &AudienceEvent> {
+        self.frames
+            .iter()
+            .filter(move |f| f.seq > after)
+            .map(|f| &f.event)
+    }
+}
+
+pub(crate) fn encode(v: &Value) -> Bytes {
+    Bytes::from(serde_json::to_vec(v).expect("JSON values serialize"))
+}

@@ -1,0 +1,450 @@
+//! The fan-out. One [`Hub`] per process follows every game of the event
+//! log, folds it with the rules engine and keeps, per game and audience,
+//! the current snapshot and the recent deltas, each encoded once to shared
+//! bytes. Connections only copy `Bytes` handles into bounded queues.
+//!
+//! Split as a sans-IO core and a shell: [`HubCore`] (`core.rs`) holds all
+//! the state and takes each input with its time; this module is the tokio
+//! shell around it: it follows the log ([`mafia_event_log::follow_games`]),
+//! reads the clock, keeps the subscribers' queues (`sink.rs`), and has one
+//! timer, set to the core's next deadline, for all delayed events.
+//!
+//! Hidden facts are filtered by the engine alone (`Game::view`,
+//! `Event::for_audience`). The hub adds only what the engine cannot know:
+//! the broadcast delay, and a per-audience sequence for the public so that
+//! gaps in the numbering do not reveal how many hidden events happened.
+
+mod core;
+mod feed;
+mod sink;
+mod table;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use futures::StreamExt;
+use mafia_event_log::{
+    follow_games, Event, EventLog, FollowConfig, FollowStream, Followed, LogError, Source,
+};
+use mafia_rules::Audience;
+use tokio::sync::watch;
+
+use self::core::slot;
+pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES};
+use self::sink::Sink;
+pub use self::sink::{Ended, Stats, Subscription};
+pub use self::table::{AudienceEvent, TableInfo, TableState};
+
+/// Tuning for a [`Hub`].
+#[derive(Clone, Debug)]
+pub struct HubConfig {
+    /// How long the broadcast audience lags behind the table.
+    pub broadcast_delay: Duration,
+    /// Messages a subscriber may have queued before it is cut back to a
+    /// fresh snapshot. Small, because the messages are shared handles and
+    /// a healthy client drains them at once.
+    pub queue_capacity: usize,
+    /// Deltas kept per game and audience for resuming; older resumes get a
+    /// snapshot instead.
+    pub history: usize,
+    /// Events read from the log per call when loading a game.
+    pub read_batch: usize,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            broadcast_delay: Duration::from_secs(60),
+            queue_capacity: 64,
+            history: 4096,
+            read_batch: 1024,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("unknown table {0:?}")]
+    UnknownTable(String),
+    #[error("event log: {0}")]
+    Log(#[from] LogError),
+}
+
+/// The core and the queues it sends to, under one lock: a subscriber's
+/// catch-up and its registration happen between two inputs, so it misses
+/// nothing and gets nothing twice.
+struct State {
+    core: HubCore,
+    tables: HashMap<String, [Vec<Sink>; 3]>,
+    hall: [Vec<Sink>; 3],
+}
+
+impl State {
+    fn deliver(&mut self, out: &mut Vec<Transmit>, stats: &Stats) {
+        for t in out.drain(..) {
+            match t.route {
+                Route::Table { game, audience } => {
+                    if let Some(sinks) = self.tables.get_mut(&*game) {
+                        sinks[slot(audience)].retain(|s| s.offer(&t.msg, stats));
+                    }
+                }
+                Route::Hall { game, audience } => {
+                    self.hall[slot(audience)].retain(|s| {
+                        if s.tables.as_ref().is_some_and(|only| !only.contains(&game)) {
+                            return !s.is_closed();
+                        }
+                        s.offer(&t.msg, stats)
+                    });
+                }
+            }
+        }
+    }
+}
+
+struct Inner {
+    log: Arc<dyn EventLog>,
+    config: HubConfig,
+    state: Mutex<State>,
+    stats: Stats,
+    closed: watch::Sender<bool>,
+    /// Bumped after every input the core handled, so callers can wait for
+    /// the hub to reach a state instead of polling it.
+    progress: watch::Sender<u64>,
+}
+
+/// The fan-out hub. Cheap to clone.
+#[derive(Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+/// The clock, read by the shell only.
+fn now() -> Now {
+    Now {
+        // tokio's clock, so that tests can pause and advance it.
+        at: tokio::time::Instant::now().into_std(),
+        unix_ms: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64),
+    }
+}
+
+impl Hub {
+    /// Loads every game in the log, then follows the log in a background
+    /// task (which ends when the hub is dropped or [`Hub::close`]d).
+    pub async fn start(log: Arc<dyn EventLog>, config: HubConfig) -> Result<Hub, HubError> {
+        let hub = Hub {
+            inner: Arc::new(Inner {
+                log: log.clone(),
+                state: Mutex::new(State {
+                    core: HubCore::new(CoreConfig {
+                        broadcast_delay: config.broadcast_delay,
+                        history: config.history,
+                    }),
+                    tables: HashMap::new(),
+                    hall: Default::default(),
+                }),
+                config,
+                stats: Stats::default(),
+                closed: watch::Sender::new(false),
+                progress: watch::Sender::new(0),
+            }),
+        };
+        let mut follower = follow_games(
+            log,
+            FollowConfig {
+                read_batch: hub.inner.config.read_batch,
+                ..FollowConfig::default()
+            },
+        );
+        // The history first, so that a started hub knows every table.
+        loop {
+            match follower.next().await {
+                Some(Ok(Followed::CaughtUp)) => break,
+                Some(Ok(Followed::Event(e))) => hub.handle_event(e).await,
+                Some(Ok(Followed::Trimmed { .. })) => {}
+                Some(Err(e)) => return Err(e.into()),
+                None => break,
+            }
+        }
+        let closed = hub.inner.closed.subscribe();
+        tokio::spawn(run(Arc::downgrade(&hub.inner), follower, closed));
+        Ok(hub)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.inner.state.lock().expect("hub lock")
+    }
+
+    fn progressed(&self) {
+        self.inner.progress.send_modify(|n| *n += 1);
+    }
+
+    /// Feeds one followed event to the core, loading its game's header first
+    /// when the game is new.
+    async fn handle_event(&self, e: Event) {
+        if !self.lock().core.knows(&e.game) {
+            let Some(header) = self.header(&e.game).await else {
+                return;
+            };
+            if let Err(err) = self.lock().core.add_game(&e.game, &header) {
+                tracing::warn!(game = e.game, error = %err, "table skipped");
+            }
+        }
+        let arrival = match e.source {
+            Source::Feed => Arrival::Live,
+            Source::Log => Arrival::Logged,
+        };
+        let mut out = Vec::new();
+        {
+            let mut st = self.lock();
+            match st
+                .core
+                .handle_event(&e.game, e.seq, &e.payload, arrival, now(), &mut out)
+            {
+                Ok(true) => {
+                    self.inner.stats.events.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(false) => {}
+                Err(err) => tracing::warn!(game = e.game, error = %err, "event skipped"),
+            }
+            st.deliver(&mut out, &self.inner.stats);
+        }
+        self.progressed();
+    }
+
+    /// A game's header, retried while the store fails (the follower has
+    /// moved past the event, so giving up would lose the game).
+    async fn header(&self, game: &str) -> Option<Bytes> {
+        let mut closed = self.inner.closed.subscribe();
+        loop {
+            match self.inner.log.header(game).await {
+                Ok(Some(h)) => return Some(h),
+                Ok(None) => {
+                    tracing::warn!(game, "event of a game without a header");
+                    return None;
+                }
+                Err(e) => {
+                    tracing::warn!(game, error = %e, "header unavailable; retrying");
+                    let stopped = async {
+                        let _ = closed.wait_for(|c| *c).await;
+                    };
+                    tokio::select! {
+                        _ = stopped => return None,
+                        _ = tokio::time::sleep(FollowConfig::default().retry_after) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn handle_timeout(&self) {
+        let mut out = Vec::new();
+        {
+            let mut st = self.lock();
+            st.core.handle_timeout(now().at, &mut out);
+            st.deliver(&mut out, &self.inner.stats);
+        }
+        self.progressed();
+    }
+
+    /// Resolves once `done` holds, checking after every input the hub
+    /// handles (or at once if it holds already).
+    pub async fn wait_until(&self, mut done: impl FnMut(&Hub) -> bool) {
+        let mut progress = self.inner.progress.subscribe();
+        while !done(self) {
+            if progress.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Stops following the log and closes every subscription.
+    pub fn close(&self) {
+        self.inner.closed.send_replace(true);
+        let mut st = self.lock();
+        st.tables
+            .values_mut()
+            .flat_map(|s| s.iter_mut())
+            .for_each(Vec::clear);
+        st.hall.iter_mut().for_each(Vec::clear);
+    }
+
+    pub fn config(&self) -> &HubConfig {
+        &self.inner.config
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.inner.stats
+    }
+
+    /// Every known table, sorted by game id.
+    pub fn tables(&self) -> Vec<TableInfo> {
+        self.lock().core.tables()
+    }
+
+    pub fn has_table(&self, game_id: &str) -> bool {
+        self.lock().core.has_table(game_id)
+    }
+
+    fn unknown(game_id: &str) -> HubError {
+        HubError::UnknownTable(game_id.to_owned())
+    }
+
+    /// A table's current state for `audience`.
+    pub fn state(&self, game_id: &str, audience: Audience) -> Result<TableState, HubError> {
+        self.lock()
+            .core
+            .state(game_id, audience)
+            .ok_or_else(|| Self::unknown(game_id))
+    }
+
+    /// Up to `max` retained events with an audience sequence above `after`.
+    pub fn events(
+        &self,
+        game_id: &str,
+        audience: Audience,
+        after: u64,
+        max: usize,
+    ) -> Result<Vec<AudienceEvent>, HubError> {
+        self.lock()
+            .core
+            .events(game_id, audience, after, max)
+            .ok_or_else(|| Self::unknown(game_id))
+    }
+
+    /// The whole history of a finished game (engine numbering, every event),
+    /// or `None` while the game is still running for `audience` (judges
+    /// may always read it; the broadcast only once its delayed game ended).
+    pub fn protocol(
+        &self,
+        game_id: &str,
+        audience: Audience,
+    ) -> Result<Option<Vec<AudienceEvent>>, HubError> {
+        self.lock()
+            .core
+            .protocol(game_id, audience)
+            .ok_or_else(|| Self::unknown(game_id))
+    }
+
+    /// Subscribers registered on one table's feed, counting departed ones
+    /// not yet pruned (they are pruned on each event and subscription).
+    pub fn subscriber_count(&self, game_id: &str, audience: Audience) -> usize {
+        self.lock()
+            .tables
+            .get(game_id)
+            .map_or(0, |s| s[slot(audience)].len())
+    }
+
+    /// Follows one table. With `from`, a client that has every message up
+    /// to that sequence gets only the deltas after it (when still retained;
+    /// otherwise a snapshot). Without, it gets a snapshot first.
+    pub fn subscribe(
+        &self,
+        game_id: &str,
+        audience: Audience,
+        from: Option<u64>,
+    ) -> Result<Subscription, HubError> {
+        let mut st = self.lock();
+        let (initial, seq) = st
+            .core
+            .catch_up(game_id, audience, from)
+            .ok_or_else(|| Self::unknown(game_id))?;
+        let (sink, sub) = Sink::new(self.inner.config.queue_capacity, None, initial, seq);
+        let sinks = &mut st.tables.entry(game_id.to_owned()).or_default()[slot(audience)];
+        // Departed subscribers are otherwise dropped only when the next
+        // event is offered, which a finished game never gets.
+        sinks.retain(|s| !s.is_closed());
+        sinks.push(sink);
+        Ok(sub)
+    }
+
+    /// What [`Hub::subscribe`] would send first (and the sequence it
+    /// starts after), without subscribing.
+    pub fn initial(
+        &self,
+        game_id: &str,
+        audience: Audience,
+        from: Option<u64>,
+    ) -> Result<(Vec<Bytes>, u64), HubError> {
+        self.lock()
+            .core
+            .catch_up(game_id, audience, from)
+            .ok_or_else(|| Self::unknown(game_id))
+    }
+
+    /// The `tables` message of the hall feed: every table (or only
+    /// `tables`) as `audience` sees it now.
+    pub fn hall_snapshot(
+        &self,
+        audience: Audience,
+        tables: Option<&Arc<crate::auth::Games>>,
+    ) -> Bytes {
+        self.lock()
+            .core
+            .hall_snapshot(audience, |id| tables.is_none_or(|s| s.contains(id)))
+    }
+
+    /// Follows every table (or only `tables`): first a `tables` message
+    /// with each table's state, then a `table` message on each change.
+    pub fn subscribe_hall(
+        &self,
+        audience: Audience,
+        tables: Option<Arc<crate::auth::Games>>,
+    ) -> Subscription {
+        let mut st = self.lock();
+        let snapshot = st.core.hall_snapshot(audience, |id| {
+            tables.as_ref().is_none_or(|s| s.contains(id))
+        });
+        let (sink, sub) = Sink::new(self.inner.config.queue_capacity, tables, vec![snapshot], 0);
+        let hall = &mut st.hall[slot(audience)];
+        hall.retain(|s| !s.is_closed());
+        hall.push(sink);
+        sub
+    }
+}
+
+/// Follows the log and wakes the core at its deadlines until the hub is
+/// closed or dropped.
+async fn run(hub: Weak<Inner>, mut follower: FollowStream, mut closed: watch::Receiver<bool>) {
+    loop {
+        let deadline = {
+            let Some(inner) = hub.upgrade() else { return };
+            let next = inner.state.lock().expect("hub lock").core.poll_timeout();
+            next
+        };
+        let timer = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
+                None => std::future::pending().await,
+            }
+        };
+        let stopped = async {
+            let _ = closed.wait_for(|c| *c).await;
+        };
+        tokio::select! {
+            _ = stopped => return,
+            _ = timer => {
+                let Some(inner) = hub.upgrade() else { return };
+                Hub { inner }.handle_timeout();
+            }
+            item = follower.next() => {
+                let Some(inner) = hub.upgrade() else { return };
+                let hub = Hub { inner };
+                match item {
+                    Some(Ok(Followed::Event(e))) => hub.handle_event(e).await,
+                    Some(Ok(Followed::CaughtUp)) => {}
+                    Some(Ok(Followed::Trimmed { cursor, .. })) => {
+                        tracing::warn!(%cursor, "feed trimmed past the hub; reading the games' logs");
+                    }
+                    // The follower resumes by itself.
+                    Some(Err(e)) => tracing::warn!(error = %e, "event log interrupted"),
+                    None => return,
+                }
+            }
+        }
+    }
+}
