@@ -63,13 +63,7 @@ async fn fixture_with_game() -> (Fixture, mafia_rules::sim::SimulatedGame) {
     let sim = game(RuleSetId::Club, 7);
     create(&fx.log, "cup-t1", &sim, 1).await;
     append(&fx.log, "cup-t1", &sim.events[..60]).await;
-    while fx
-        .hub
-        .state("cup-t1", Audience::Judge)
-        .map_or(true, |s| s.seq < 60)
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_folded(&fx.hub, "cup-t1", 60).await;
     (fx, sim)
 }
 
@@ -254,13 +248,8 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
         .position(|e| matches!(e.event, mafia_rules::Event::GameEnded { .. }))
         .unwrap();
     append(&fx.log, "cup-t1", &sim.events[60..before_end]).await;
-    let want = loop {
-        let s = fx.hub.state("cup-t1", Audience::Judge).unwrap();
-        if s.seq == before_end as u64 {
-            break fx.hub.state("cup-t1", Audience::Public).unwrap().seq;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    until_folded(&fx.hub, "cup-t1", before_end as u64).await;
+    let want = fx.hub.state("cup-t1", Audience::Public).unwrap().seq;
     let mut seq = m["payload"]["data"]["table"]["seq"].as_u64().unwrap();
     while seq < want {
         let m = next_msg(&mut ws).await;
@@ -348,9 +337,7 @@ async fn the_protocol_is_given_only_once_the_game_is_over() {
     );
     append(&fx.log, "cup-t1", &sim.events[60..]).await;
     let n = sim.events.len() as u64;
-    while fx.hub.state("cup-t1", Audience::Judge).unwrap().seq < n {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_folded(&fx.hub, "cup-t1", n).await;
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     let evs = r["data"]["protocol"]["events"].as_array().unwrap();
     assert_eq!(evs.len() as u64, n);
@@ -527,9 +514,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     assert_eq!(got["1"][0]["data"]["t"]["__typename"], "HallMessage");
     assert_eq!(got["1"][0]["data"]["t"]["tables"][0]["gameId"], "cup-t1");
     append(&fx.log, "cup-t1", &sim.events[60..70]).await;
-    while fx.hub.state("cup-t1", Audience::Judge).unwrap().seq < 70 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_folded(&fx.hub, "cup-t1", 70).await;
     let n = (public_seq(&fx) - after) as usize;
     collect(&mut ws, &mut got, 1, n).await;
     assert_eq!(got["3"][..n], got["4"][..n]);

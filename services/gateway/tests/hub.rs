@@ -41,9 +41,7 @@ async fn public_feeds_of_many_games_hide_every_hidden_fact_and_rebuild_the_engin
             let id = format!("g{i}-{seed}");
             create(&fx.log, &id, &sim, 1).await;
             append(&fx.log, &id, &sim.events[..1]).await;
-            while !fx.hub.has_table(&id) {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
+            until(&fx.hub, |h| h.has_table(&id)).await;
             let mut public = fx.hub.subscribe(&id, Audience::Public, None).unwrap();
             let mut judge = fx.hub.subscribe(&id, Audience::Judge, None).unwrap();
             for chunk in sim.events[1..].chunks(40) {
@@ -125,13 +123,7 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
     let sim = game(RuleSetId::Club, 7);
     create(&fx.log, "t", &sim, 1).await;
     append(&fx.log, "t", &sim.events[..10]).await;
-    while fx
-        .hub
-        .state("t", Audience::Judge)
-        .map_or(true, |s| s.seq < 10)
-    {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    until_folded(&fx.hub, "t", 10).await;
     let groups = Groups::new(fx.hub.clone());
     let query = serde_json::json!({"query": r#"subscription { table(gameId: "t") { kind seq } }"#});
     let access = mafia_gateway::Access::ChiefJudge;
@@ -187,4 +179,57 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
             .load(std::sync::atomic::Ordering::Relaxed)
             >= 1
     );
+}
+
+/// The shell on tokio's paused clock: the one timer releases the
+/// broadcast's events when their delay is over, not a moment before.
+#[tokio::test(start_paused = true)]
+async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() {
+    let delay = Duration::from_secs(60);
+    let dir = tempfile::tempdir().unwrap();
+    let log: std::sync::Arc<dyn mafia_event_log::EventLog> = std::sync::Arc::new(
+        mafia_event_log::EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
+    let hub = mafia_gateway::Hub::start(log.clone(), hub_config(delay))
+        .await
+        .unwrap();
+    let sim = game(RuleSetId::Club, 7);
+    create(&log, "bc", &sim, 1).await;
+    append(&log, "bc", &sim.events[..1]).await;
+    until(&hub, |h| h.has_table("bc")).await;
+    let mut broadcast = hub.subscribe("bc", Audience::Broadcast, None).unwrap();
+    let mut judge = hub.subscribe("bc", Audience::Judge, None).unwrap();
+    append(&log, "bc", &sim.events[1..20]).await;
+    until_folded(&hub, "bc", 20).await;
+    assert_eq!(hub.state("bc", Audience::Broadcast).unwrap().seq, 0);
+    assert!(
+        broadcast.try_recv().is_none(),
+        "the broadcast saw an event early"
+    );
+    assert!(judge.try_recv().is_some(), "judges see events at once");
+
+    tokio::time::advance(delay - Duration::from_millis(1)).await;
+    assert!(
+        broadcast.try_recv().is_none(),
+        "a millisecond early is still early"
+    );
+    tokio::time::advance(Duration::from_millis(1)).await;
+    until(&hub, |h| {
+        h.state("bc", Audience::Broadcast).unwrap().seq == 20
+    })
+    .await;
+    let mut f = Follower::default();
+    for b in std::mem::take(&mut broadcast.initial) {
+        f.apply(&serde_json::from_slice(&b).unwrap());
+    }
+    while let Some(b) = broadcast.try_recv() {
+        f.apply(&serde_json::from_slice(&b).unwrap());
+    }
+    assert_eq!(f.seq, 20, "every event once, in order");
+    let upto = mafia_rules::Game::replay(sim.setup.clone(), &sim.events[..20]).unwrap();
+    let engine = serde_json::to_value(upto.view(Audience::Broadcast)).unwrap();
+    assert_eq!(f.normalized(), normalized(&engine));
+    hub.close();
 }

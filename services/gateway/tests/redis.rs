@@ -24,27 +24,24 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
     create(&log, "cup-t1", &sim, 1).await;
     // One gateway starts before the game is under way, the other in the middle.
     append(&log, "cup-t1", &sim.events[..30]).await;
-    let early = Hub::start(log.clone(), hub_config(Duration::from_millis(100)))
+    let early = Hub::start(log.clone(), hub_config(Duration::ZERO))
         .await
         .unwrap();
     let mut sub = early.subscribe("cup-t1", Audience::Public, None).unwrap();
     append(&log, "cup-t1", &sim.events[30..100]).await;
     let other_log: Arc<dyn EventLog> =
         Arc::new(RedisLog::connect_with(redis.url(), config).await.unwrap());
-    let late = Hub::start(other_log, hub_config(Duration::from_millis(100)))
+    let late = Hub::start(other_log, hub_config(Duration::ZERO))
         .await
         .unwrap();
     append(&log, "cup-t1", &sim.events[100..]).await;
     let n = sim.events.len() as u64;
     for hub in [&early, &late] {
-        for _ in 0..1000 {
-            if hub.state("cup-t1", Audience::Judge).unwrap().seq == n
-                && hub.state("cup-t1", Audience::Broadcast).unwrap().seq == n
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        until(hub, |h| {
+            h.state("cup-t1", Audience::Judge).unwrap().seq == n
+                && h.state("cup-t1", Audience::Broadcast).unwrap().seq == n
+        })
+        .await;
     }
     for a in [Audience::Public, Audience::Broadcast, Audience::Judge] {
         let x = early.state("cup-t1", a).unwrap();

@@ -98,23 +98,17 @@ async fn each_screen_renders_what_its_audience_may_see() {
         eprintln!("no chromium in PATH: screen tests skipped (apt-get install -y chromium)");
         return;
     };
-    let fx = start(
-        hub_config(Duration::from_millis(200)),
-        ServerConfig::default(),
-    )
-    .await;
+    let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
     for (id, table, seed) in [("cup-t1", 1, 7), ("cup-t2", 2, 3)] {
         let sim = game(RuleSetId::Club, seed);
         create(&fx.log, id, &sim, table).await;
         append(&fx.log, id, &sim.events[..80]).await;
     }
     for id in ["cup-t1", "cup-t2"] {
-        for _ in 0..500 {
-            if fx.hub.state(id, Audience::Broadcast).unwrap().seq == 80 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        until(&fx.hub, |h| {
+            h.state(id, Audience::Broadcast).unwrap().seq == 80
+        })
+        .await;
     }
     let base = format!("http://{}", fx.addr);
 

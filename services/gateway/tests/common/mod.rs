@@ -208,3 +208,22 @@ pub const HIDDEN: [&str; 7] = [
 pub fn is_end(m: &Value) -> bool {
     m["event"]["event"]["type"] == "game_ended"
 }
+
+/// Waits until `done` holds of the hub, re-checking after each input it
+/// handles (never by polling); panics after a generous wait so a broken
+/// test fails instead of hanging.
+pub async fn until(hub: &Hub, done: impl FnMut(&Hub) -> bool) {
+    tokio::time::timeout(Duration::from_secs(30), hub.wait_until(done))
+        .await
+        .expect("the hub did not get there within 30 s");
+}
+
+/// Waits until the hub has folded `seq` events of `game` (the judges see
+/// every one).
+pub async fn until_folded(hub: &Hub, game: &str, seq: u64) {
+    until(hub, |h| {
+        h.state(game, mafia_rules::Audience::Judge)
+            .is_ok_and(|s| s.seq >= seq)
+    })
+    .await;
+}

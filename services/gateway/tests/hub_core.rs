@@ -1,0 +1,191 @@
+//! The hub's sans-IO core, driven with explicit instants: no clock, no
+//! runtime, no log.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use mafia_gateway::hub::{Arrival, CoreConfig, HubCore, Now, Route, Transmit};
+use mafia_record::LoggedEvent;
+use mafia_rules::{Audience, Envelope, RuleSetId};
+
+const DELAY: Duration = Duration::from_secs(60);
+
+fn core() -> HubCore {
+    HubCore::new(CoreConfig {
+        broadcast_delay: DELAY,
+        history: 4096,
+    })
+}
+
+fn payload(e: &Envelope) -> Vec<u8> {
+    serde_json::to_vec(&LoggedEvent {
+        client_seq: None,
+        envelope: *e,
+    })
+    .unwrap()
+}
+
+/// A core with one game "g" and the instant everything starts at.
+fn with_game() -> (HubCore, mafia_rules::sim::SimulatedGame, Instant) {
+    let sim = game(RuleSetId::Club, 7);
+    let mut core = core();
+    let header = serde_json::to_vec(&header(&sim, 1)).unwrap();
+    core.add_game("g", &header).unwrap();
+    (core, sim, Instant::now())
+}
+
+fn at(t: Instant, unix_ms: i64) -> Now {
+    Now { at: t, unix_ms }
+}
+
+fn to_table(out: &[Transmit], audience: Audience) -> Vec<&Transmit> {
+    out.iter()
+        .filter(|t| matches!(&t.route, Route::Table { audience: a, .. } if *a == audience))
+        .collect()
+}
+
+#[test]
+fn broadcast_events_wait_out_the_delay_from_their_arrival() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    for (i, e) in sim.events[..10].iter().enumerate() {
+        let now = at(t0 + Duration::from_secs(i as u64), e.at);
+        assert!(core
+            .handle_event("g", e.seq as u64, &payload(e), Arrival::Live, now, &mut out)
+            .unwrap());
+    }
+    assert!(
+        to_table(&out, Audience::Broadcast).is_empty(),
+        "nothing before the delay"
+    );
+    assert!(
+        !to_table(&out, Audience::Judge).is_empty(),
+        "judges see it at once"
+    );
+    assert_eq!(core.poll_timeout(), Some(t0 + DELAY));
+    out.clear();
+    core.handle_timeout(t0 + DELAY - Duration::from_millis(1), &mut out);
+    assert!(out.is_empty(), "a millisecond early is still early");
+    // The first event's delay is over; the second's is a second later.
+    core.handle_timeout(t0 + DELAY, &mut out);
+    assert_eq!(to_table(&out, Audience::Broadcast).len(), 1);
+    assert_eq!(
+        core.poll_timeout(),
+        Some(t0 + DELAY + Duration::from_secs(1))
+    );
+    core.handle_timeout(t0 + DELAY + Duration::from_secs(9), &mut out);
+    let seqs: Vec<u64> = to_table(&out, Audience::Broadcast)
+        .iter()
+        .map(|t| {
+            serde_json::from_slice::<serde_json::Value>(&t.msg).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(seqs, (1..=10).collect::<Vec<_>>(), "in order, each once");
+    assert_eq!(core.poll_timeout(), None, "nothing left to wake up for");
+    assert_eq!(core.state("g", Audience::Broadcast).unwrap().seq, 10);
+}
+
+#[test]
+fn events_read_from_the_log_wait_only_for_what_is_left_of_their_delay() {
+    let (mut core, sim, t0) = with_game();
+    let e = &sim.events[0];
+    let mut out = Vec::new();
+    // Stored 45 s ago by the judge's clock: 15 s of the delay are left.
+    let now = at(t0, e.at + 45_000);
+    core.handle_event("g", 1, &payload(e), Arrival::Logged, now, &mut out)
+        .unwrap();
+    assert!(to_table(&out, Audience::Broadcast).is_empty());
+    assert_eq!(core.poll_timeout(), Some(t0 + Duration::from_secs(15)));
+    // Long past: released with the event itself.
+    let e = &sim.events[1];
+    let now = at(t0 + Duration::from_secs(15), e.at + 3_600_000);
+    core.handle_event("g", 2, &payload(e), Arrival::Logged, now, &mut out)
+        .unwrap();
+    assert_eq!(to_table(&out, Audience::Broadcast).len(), 2);
+}
+
+#[test]
+fn each_event_is_encoded_once_per_audience_that_sees_it() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    let dealt = &sim.events[0];
+    assert!(matches!(dealt.event, mafia_rules::Event::Dealt { .. }));
+    core.handle_event(
+        "g",
+        1,
+        &payload(dealt),
+        Arrival::Live,
+        at(t0, dealt.at),
+        &mut out,
+    )
+    .unwrap();
+    // The deal is hidden from the public: no message at all for it.
+    assert!(to_table(&out, Audience::Public).is_empty());
+    let judge = to_table(&out, Audience::Judge);
+    assert_eq!(judge.len(), 1, "one delta for every judge subscriber");
+    let halls: Vec<_> = out
+        .iter()
+        .filter(|t| matches!(t.route, Route::Hall { .. }))
+        .collect();
+    assert_eq!(halls.len(), 1, "one hall message for the judges");
+    // Catch-up hands out the same bytes, not a copy.
+    let (initial, seq) = core.catch_up("g", Audience::Judge, Some(0)).unwrap();
+    assert_eq!(seq, 1);
+    assert_eq!(initial.len(), 1, "a client with nothing gets a snapshot");
+    let (deltas, _) = core.catch_up("g", Audience::Judge, Some(1)).unwrap();
+    assert!(deltas.is_empty());
+}
+
+#[test]
+fn an_event_folded_already_is_ignored() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    let e = &sim.events[0];
+    let now = at(t0, e.at);
+    assert!(core
+        .handle_event("g", 1, &payload(e), Arrival::Live, now, &mut out)
+        .unwrap());
+    out.clear();
+    assert!(!core
+        .handle_event("g", 1, &payload(e), Arrival::Logged, now, &mut out)
+        .unwrap());
+    assert!(out.is_empty());
+    assert_eq!(core.state("g", Audience::Judge).unwrap().seq, 1);
+}
+
+#[test]
+fn a_table_with_an_unreadable_header_is_refused_once_and_its_events_ignored() {
+    let mut core = core();
+    assert!(core.add_game("bad", b"not json").is_err());
+    assert!(core.knows("bad") && !core.has_table("bad"));
+    assert!(
+        core.add_game("bad", b"not json").is_ok(),
+        "refused once, then known"
+    );
+    let sim = game(RuleSetId::Club, 7);
+    let mut out = Vec::new();
+    let e = &sim.events[0];
+    let now = at(Instant::now(), e.at);
+    assert!(!core
+        .handle_event("bad", 1, &payload(e), Arrival::Live, now, &mut out)
+        .unwrap());
+    assert!(out.is_empty());
+    assert!(core.tables().is_empty());
+}
+
+#[test]
+fn an_unreadable_event_is_refused_and_changes_nothing() {
+    let (mut core, _, t0) = with_game();
+    let mut out = Vec::new();
+    let err = core
+        .handle_event("g", 1, b"{}", Arrival::Live, at(t0, 0), &mut out)
+        .unwrap_err();
+    assert!(err.to_string().contains("unreadable event 1"), "{err}");
+    assert!(out.is_empty());
+    assert_eq!(core.state("g", Audience::Judge).unwrap().seq, 0);
+    assert_eq!(core.poll_timeout(), None);
+}
