@@ -13,7 +13,7 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use tokio::sync::{broadcast, watch, Notify};
 
-use crate::follow::{follow, read_range, FollowConfig, Followed, Next, Offer};
+use crate::follow::{follow, into_stream, read_range, FollowConfig, Followed, Next, Offer, Step};
 use crate::{EventLog, LogError, StoredEvent};
 
 /// Tuning for a [`Fanout`].
@@ -188,10 +188,7 @@ impl Fanout {
             backoff: false,
             queue: VecDeque::new(),
         };
-        Box::pin(futures::stream::unfold(state, |mut s| async move {
-            let item = s.step().await?;
-            Some((item, s))
-        }))
+        into_stream(state)
     }
 }
 
@@ -209,7 +206,9 @@ struct GameFollower {
     queue: VecDeque<GameFollowed>,
 }
 
-impl GameFollower {
+impl Step for GameFollower {
+    type Item = Result<GameFollowed, LogError>;
+
     async fn step(&mut self) -> Option<Result<GameFollowed, LogError>> {
         loop {
             if let Some(item) = self.queue.pop_front() {

@@ -93,6 +93,20 @@ pub enum Followed {
 
 pub type FollowStream = BoxStream<'static, Result<Followed, LogError>>;
 
+/// A follower's state machine: each step yields its next item, `None` at
+/// the end.
+pub(crate) trait Step: Send + 'static {
+    type Item: Send + 'static;
+    fn step(&mut self) -> impl std::future::Future<Output = Option<Self::Item>> + Send;
+}
+
+pub(crate) fn into_stream<S: Step>(state: S) -> BoxStream<'static, S::Item> {
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        let item = s.step().await?;
+        Some((item, s))
+    }))
+}
+
 /// Orders two cursors of the same backend. Both backends' cursors read as
 /// `(major, minor)`: a Redis stream id `ms-n`, or an embedded counter `n`.
 fn position(c: &FeedCursor) -> Option<(u64, u64)> {
@@ -131,10 +145,7 @@ pub fn follow(log: Arc<dyn EventLog>, from: FeedCursor, config: FollowConfig) ->
         queue: VecDeque::new(),
         done: false,
     };
-    Box::pin(futures::stream::unfold(state, |mut s| async move {
-        let item = s.step().await?;
-        Some((item, s))
-    }))
+    into_stream(state)
 }
 
 struct FeedFollower {
@@ -150,7 +161,9 @@ struct FeedFollower {
     done: bool,
 }
 
-impl FeedFollower {
+impl Step for FeedFollower {
+    type Item = Result<Followed, LogError>;
+
     async fn step(&mut self) -> Option<Result<Followed, LogError>> {
         loop {
             if let Some(item) = self.queue.pop_front() {
@@ -318,10 +331,7 @@ pub fn follow_games(log: Arc<dyn EventLog>, config: FollowConfig) -> FollowStrea
         history_done: false,
         backoff: false,
     };
-    Box::pin(futures::stream::unfold(state, |mut s| async move {
-        let item = s.step().await?;
-        Some((item, s))
-    }))
+    into_stream(state)
 }
 
 struct GamesFollower {
@@ -338,7 +348,9 @@ struct GamesFollower {
     backoff: bool,
 }
 
-impl GamesFollower {
+impl Step for GamesFollower {
+    type Item = Result<Followed, LogError>;
+
     async fn step(&mut self) -> Option<Result<Followed, LogError>> {
         loop {
             if let Some(item) = self.queue.pop_front() {
@@ -425,7 +437,9 @@ impl GamesFollower {
             }
         }
     }
+}
 
+impl GamesFollower {
     /// Queues `game`'s events from where it stands up to `upto`, as read
     /// from its log.
     async fn read_up(&mut self, game: &str, upto: Option<u64>) -> Result<(), LogError> {
