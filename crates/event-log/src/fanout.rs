@@ -13,7 +13,9 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use tokio::sync::{broadcast, watch, Notify};
 
-use crate::follow::{follow, into_stream, read_range, FollowConfig, Followed, Next, Offer, Step};
+use crate::follow::{
+    follow, into_stream, read_range, Flow, FollowConfig, Followed, Next, Offer, Step,
+};
 use crate::{EventLog, LogError, StoredEvent};
 
 /// Tuning for a [`Fanout`].
@@ -185,8 +187,6 @@ impl Fanout {
             live: false,
             read: true,
             caught_up: false,
-            backoff: false,
-            queue: VecDeque::new(),
         };
         into_stream(state)
     }
@@ -202,72 +202,55 @@ struct GameFollower {
     /// Whether the log must be read before the live channel.
     read: bool,
     caught_up: bool,
-    backoff: bool,
-    queue: VecDeque<GameFollowed>,
 }
 
 impl Step for GameFollower {
     type Item = Result<GameFollowed, LogError>;
 
-    async fn step(&mut self) -> Option<Result<GameFollowed, LogError>> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(Ok(item));
-            }
-            if !self.live {
-                let mut running = self.fanout.running.subscribe();
-                let _ = running.wait_for(|v| *v).await;
-                self.live = true;
-            }
-            if self.backoff {
-                self.backoff = false;
-                tokio::time::sleep(self.fanout.config.follow.retry_after).await;
-            }
-            if self.read {
-                let fanout = &self.fanout;
-                match read_range(
-                    fanout.log.as_ref(),
-                    &self.game,
-                    self.next.0,
-                    None,
-                    fanout.config.follow.read_batch,
-                )
-                .await
-                {
-                    Ok(events) => {
-                        self.read = false;
-                        for e in events {
-                            self.next = Next(e.seq + 1);
-                            self.queue.push_back(GameFollowed::Event(e));
-                        }
-                        if !self.caught_up {
-                            self.caught_up = true;
-                            self.queue.push_back(GameFollowed::CaughtUp);
-                        }
-                    }
-                    Err(e) => {
-                        self.backoff = true;
-                        return Some(Err(e));
-                    }
-                }
-                continue;
-            }
-            match self.rx.recv().await {
-                Ok(Live::Event(seq, payload)) => match self.next.offer(seq) {
-                    Offer::Skip => {}
-                    Offer::Take => {
-                        self.next = Next(seq + 1);
-                        return Some(Ok(GameFollowed::Event(StoredEvent { seq, payload })));
-                    }
-                    Offer::Gap { .. } => self.read = true,
-                },
-                Ok(Live::Resync) => self.read = true,
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    self.read = true;
-                    return Some(Ok(GameFollowed::Lagged));
-                }
-                Err(broadcast::error::RecvError::Closed) => return None,
-            }
+    async fn step(&mut self, out: &mut VecDeque<Self::Item>) -> Flow {
+        if !self.live {
+            let mut running = self.fanout.running.subscribe();
+            let _ = running.wait_for(|v| *v).await;
+            self.live = true;
         }
+        let config = &self.fanout.config.follow;
+        if self.read {
+            let log = self.fanout.log.as_ref();
+            return match read_range(log, &self.game, self.next.0, None, config.read_batch).await {
+                Ok(events) => {
+                    self.read = false;
+                    for e in events {
+                        self.next = Next(e.seq + 1);
+                        out.push_back(Ok(GameFollowed::Event(e)));
+                    }
+                    if !self.caught_up {
+                        self.caught_up = true;
+                        out.push_back(Ok(GameFollowed::CaughtUp));
+                    }
+                    Flow::Go
+                }
+                Err(e) => {
+                    out.push_back(Err(e));
+                    Flow::Retry(config.retry_after)
+                }
+            };
+        }
+        match self.rx.recv().await {
+            Ok(Live::Event(seq, payload)) => match self.next.offer(seq) {
+                Offer::Skip => {}
+                Offer::Take => {
+                    self.next = Next(seq + 1);
+                    out.push_back(Ok(GameFollowed::Event(StoredEvent { seq, payload })));
+                }
+                Offer::Gap { .. } => self.read = true,
+            },
+            Ok(Live::Resync) => self.read = true,
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                self.read = true;
+                out.push_back(Ok(GameFollowed::Lagged));
+            }
+            Err(broadcast::error::RecvError::Closed) => return Flow::End,
+        }
+        Flow::Go
     }
 }

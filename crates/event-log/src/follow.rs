@@ -93,17 +93,57 @@ pub enum Followed {
 
 pub type FollowStream = BoxStream<'static, Result<Followed, LogError>>;
 
-/// A follower's state machine: each step yields its next item, `None` at
-/// the end.
-pub(crate) trait Step: Send + 'static {
-    type Item: Send + 'static;
-    fn step(&mut self) -> impl std::future::Future<Output = Option<Self::Item>> + Send;
+/// What a follower's step asks of the driver after queueing its items.
+pub(crate) enum Flow {
+    /// Step again (once the queued items are taken).
+    Go,
+    /// The store failed: pause this long before the next step.
+    Retry(Duration),
+    /// No more items after the queued ones.
+    End,
 }
 
+/// A follower's state machine: each step queues the items it produced.
+pub(crate) trait Step: Send + 'static {
+    type Item: Send + 'static;
+    fn step(
+        &mut self,
+        out: &mut VecDeque<Self::Item>,
+    ) -> impl std::future::Future<Output = Flow> + Send;
+}
+
+/// Drives a [`Step`] as a stream: queued items first, then the pause a
+/// failed step asked for, then the next step.
 pub(crate) fn into_stream<S: Step>(state: S) -> BoxStream<'static, S::Item> {
-    Box::pin(futures::stream::unfold(state, |mut s| async move {
-        let item = s.step().await?;
-        Some((item, s))
+    struct Driver<S: Step> {
+        state: S,
+        queue: VecDeque<S::Item>,
+        pause: Option<Duration>,
+        ended: bool,
+    }
+    let driver = Driver {
+        state,
+        queue: VecDeque::new(),
+        pause: None,
+        ended: false,
+    };
+    Box::pin(futures::stream::unfold(driver, |mut d| async move {
+        loop {
+            if let Some(item) = d.queue.pop_front() {
+                return Some((item, d));
+            }
+            if d.ended {
+                return None;
+            }
+            if let Some(pause) = d.pause.take() {
+                tokio::time::sleep(pause).await;
+            }
+            match d.state.step(&mut d.queue).await {
+                Flow::Go => {}
+                Flow::Retry(pause) => d.pause = Some(pause),
+                Flow::End => d.ended = true,
+            }
+        }
     }))
 }
 
@@ -134,18 +174,14 @@ fn is_final(e: &LogError) -> bool {
 /// for as long as the stream is polled. Yields [`Followed::CaughtUp`] once
 /// it has reached the feed's head as it stood when the follower started.
 pub fn follow(log: Arc<dyn EventLog>, from: FeedCursor, config: FollowConfig) -> FollowStream {
-    let state = FeedFollower {
+    into_stream(FeedFollower {
         log,
         config,
         cursor: from,
         feed: None,
         target: None,
         caught_up: false,
-        backoff: false,
-        queue: VecDeque::new(),
-        done: false,
-    };
-    into_stream(state)
+    })
 }
 
 struct FeedFollower {
@@ -156,105 +192,89 @@ struct FeedFollower {
     /// The head when the follower started: reaching it is `CaughtUp`.
     target: Option<FeedCursor>,
     caught_up: bool,
-    backoff: bool,
-    queue: VecDeque<Followed>,
-    done: bool,
+}
+
+type Out = VecDeque<Result<Followed, LogError>>;
+
+impl FeedFollower {
+    fn note_caught_up(&mut self, out: &mut Out) {
+        if !self.caught_up
+            && self
+                .target
+                .as_ref()
+                .is_some_and(|t| at_or_past(&self.cursor, t))
+        {
+            self.caught_up = true;
+            out.push_back(Ok(Followed::CaughtUp));
+        }
+    }
 }
 
 impl Step for FeedFollower {
     type Item = Result<Followed, LogError>;
 
-    async fn step(&mut self) -> Option<Result<Followed, LogError>> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(Ok(item));
-            }
-            if self.done {
-                return None;
-            }
-            if self.backoff {
-                self.backoff = false;
-                tokio::time::sleep(self.config.retry_after).await;
-            }
-            if self.feed.is_none() {
-                if self.target.is_none() || self.cursor.is_now() {
-                    match self.log.feed_head().await {
-                        Ok(head) => {
-                            // Pinned, so a resume after an error cannot skip
-                            // what was appended in between.
-                            if self.cursor.is_now() {
-                                self.cursor = head.clone();
-                            }
-                            self.target.get_or_insert(head);
+    async fn step(&mut self, out: &mut Out) -> Flow {
+        let Some(feed) = self.feed.as_mut() else {
+            if self.target.is_none() || self.cursor.is_now() {
+                match self.log.feed_head().await {
+                    Ok(head) => {
+                        // Pinned, so a resume after an error cannot skip
+                        // what was appended in between.
+                        if self.cursor.is_now() {
+                            self.cursor = head.clone();
                         }
-                        Err(e) => {
-                            self.backoff = true;
-                            return Some(Err(e));
-                        }
+                        self.target.get_or_insert(head);
+                    }
+                    Err(e) => {
+                        out.push_back(Err(e));
+                        return Flow::Retry(self.config.retry_after);
                     }
                 }
-                if !self.caught_up
-                    && self
-                        .target
-                        .as_ref()
-                        .is_some_and(|t| at_or_past(&self.cursor, t))
-                {
-                    self.caught_up = true;
-                    self.queue.push_back(Followed::CaughtUp);
-                }
-                self.feed = Some(self.log.feed(self.cursor.clone()));
-                continue;
             }
-            let feed = self.feed.as_mut().expect("just checked");
-            match feed.next().await {
-                Some(Ok((cursor, entry))) => {
-                    self.cursor = cursor.clone();
-                    let FeedEntry { game, seq, payload } = entry;
-                    self.queue.push_back(Followed::Event(Event {
-                        game,
-                        seq,
-                        payload,
-                        source: Source::Feed,
-                        cursor,
-                    }));
-                    if !self.caught_up
-                        && self
-                            .target
-                            .as_ref()
-                            .is_some_and(|t| at_or_past(&self.cursor, t))
-                    {
-                        self.caught_up = true;
-                        self.queue.push_back(Followed::CaughtUp);
-                    }
-                }
-                Some(Err(LogError::FeedTrimmed {
+            self.note_caught_up(out);
+            self.feed = Some(self.log.feed(self.cursor.clone()));
+            return Flow::Go;
+        };
+        match feed.next().await {
+            Some(Ok((cursor, entry))) => {
+                self.cursor = cursor.clone();
+                let FeedEntry { game, seq, payload } = entry;
+                out.push_back(Ok(Followed::Event(Event {
+                    game,
+                    seq,
+                    payload,
+                    source: Source::Feed,
                     cursor,
-                    trimmed_up_to,
-                })) => {
-                    self.feed = None;
-                    // The beginning is every entry still retained.
-                    self.cursor = FeedCursor::beginning();
-                    return Some(Ok(Followed::Trimmed {
-                        cursor: FeedCursor::from(cursor),
-                        oldest_retained: trimmed_up_to,
-                    }));
-                }
-                Some(Err(e)) => {
-                    self.feed = None;
-                    if is_final(&e) {
-                        self.done = true;
-                    } else {
-                        tracing::warn!(error = %e, cursor = %self.cursor, "feed failed; resuming");
-                        self.backoff = true;
-                    }
-                    return Some(Err(e));
-                }
-                // The log was shut down.
-                None => {
-                    self.feed = None;
-                    self.done = true;
-                }
+                })));
+                self.note_caught_up(out);
+                Flow::Go
             }
+            Some(Err(LogError::FeedTrimmed {
+                cursor,
+                trimmed_up_to,
+            })) => {
+                self.feed = None;
+                // The beginning is every entry still retained.
+                self.cursor = FeedCursor::beginning();
+                out.push_back(Ok(Followed::Trimmed {
+                    cursor: FeedCursor::from(cursor),
+                    oldest_retained: trimmed_up_to,
+                }));
+                Flow::Go
+            }
+            Some(Err(e)) => {
+                self.feed = None;
+                let flow = if is_final(&e) {
+                    Flow::End
+                } else {
+                    tracing::warn!(error = %e, cursor = %self.cursor, "feed failed; resuming");
+                    Flow::Retry(self.config.retry_after)
+                };
+                out.push_back(Err(e));
+                flow
+            }
+            // The log was shut down.
+            None => Flow::End,
         }
     }
 }
@@ -320,18 +340,15 @@ impl Next {
 /// the feed does: a gap, a trimmed feed or a store restart is made good
 /// from the games' logs.
 pub fn follow_games(log: Arc<dyn EventLog>, config: FollowConfig) -> FollowStream {
-    let state = GamesFollower {
+    into_stream(GamesFollower {
         log,
         config,
         feed: None,
         next: HashMap::new(),
         pending_games: VecDeque::new(),
         head: None,
-        queue: VecDeque::new(),
         history_done: false,
-        backoff: false,
-    };
-    into_stream(state)
+    })
 }
 
 struct GamesFollower {
@@ -343,113 +360,114 @@ struct GamesFollower {
     /// Games still to read up from their logs (at the start, after a trim).
     pending_games: VecDeque<String>,
     head: Option<FeedCursor>,
-    queue: VecDeque<Result<Followed, LogError>>,
     history_done: bool,
-    backoff: bool,
 }
 
 impl Step for GamesFollower {
     type Item = Result<Followed, LogError>;
 
-    async fn step(&mut self) -> Option<Result<Followed, LogError>> {
-        loop {
-            if let Some(item) = self.queue.pop_front() {
-                return Some(item);
-            }
-            if self.backoff {
-                self.backoff = false;
-                tokio::time::sleep(self.config.retry_after).await;
-            }
-            if self.head.is_none() {
-                // The head before the games are listed: whatever is appended
-                // while their history is read arrives on the feed too, and
-                // is skipped by seq.
-                let listed = async {
-                    let head = self.log.feed_head().await?;
-                    let games = self.log.list_games().await?;
-                    Ok::<_, LogError>((head, games))
-                };
-                match listed.await {
-                    Ok((head, games)) => {
-                        self.head = Some(head);
-                        self.pending_games = games.into();
-                    }
-                    Err(e) => {
-                        self.backoff = true;
-                        return Some(Err(e));
-                    }
+    async fn step(&mut self, out: &mut Out) -> Flow {
+        let retry = Flow::Retry(self.config.retry_after);
+        let Some(head) = self.head.clone() else {
+            // The head before the games are listed: whatever is appended
+            // while their history is read arrives on the feed too, and is
+            // skipped by seq.
+            let listed = async {
+                let head = self.log.feed_head().await?;
+                let games = self.log.list_games().await?;
+                Ok::<_, LogError>((head, games))
+            };
+            return match listed.await {
+                Ok((head, games)) => {
+                    self.head = Some(head);
+                    self.pending_games = games.into();
+                    Flow::Go
                 }
-                continue;
-            }
-            if let Some(game) = self.pending_games.front().cloned() {
-                if let Err(e) = self.read_up(&game, None).await {
-                    self.backoff = true;
-                    return Some(Err(e));
+                Err(e) => {
+                    out.push_back(Err(e));
+                    retry
                 }
-                self.pending_games.pop_front();
-                continue;
+            };
+        };
+        if let Some(game) = self.pending_games.front().cloned() {
+            if let Err(e) = self.read_up(out, &game, None).await {
+                out.push_back(Err(e));
+                return retry;
             }
-            if !self.history_done {
-                self.history_done = true;
-                let head = self.head.clone().expect("set above");
-                self.feed = Some(follow(self.log.clone(), head, self.config.clone()));
-                return Some(Ok(Followed::CaughtUp));
-            }
-            let feed = self.feed.as_mut().expect("opened with the history");
-            match feed.next().await? {
-                Ok(Followed::Event(e)) => {
-                    let next = Next(self.next.get(&e.game).copied().unwrap_or(1));
-                    match next.offer(e.seq) {
-                        Offer::Skip => {}
-                        Offer::Take => {
-                            self.next.insert(e.game.clone(), e.seq + 1);
-                            return Some(Ok(Followed::Event(e)));
-                        }
-                        Offer::Gap { .. } => {
-                            let (game, seq) = (e.game.clone(), e.seq);
-                            match self.read_up(&game, Some(seq - 1)).await {
-                                Ok(()) if self.next.get(&game) == Some(&seq) => {
-                                    self.next.insert(game, seq + 1);
-                                    self.queue.push_back(Ok(Followed::Event(e)));
-                                }
-                                // The log ends before the feed's event:
-                                // read the game up again later.
-                                Ok(()) => self.pending_games.push_back(game),
-                                Err(err) => {
-                                    self.queue.push_back(Err(err));
-                                    self.pending_games.push_back(game);
-                                    self.backoff = true;
-                                }
-                            }
-                        }
-                    }
-                }
-                // Ours was yielded after the history.
-                Ok(Followed::CaughtUp) => {}
-                Ok(trimmed @ Followed::Trimmed { .. }) => {
-                    match self.log.list_games().await {
-                        Ok(games) => self.pending_games = games.into(),
-                        Err(e) => self.queue.push_back(Err(e)),
-                    }
-                    return Some(Ok(trimmed));
-                }
-                Err(e) => return Some(Err(e)),
-            }
+            self.pending_games.pop_front();
+            return Flow::Go;
         }
+        if !self.history_done {
+            self.history_done = true;
+            self.feed = Some(follow(self.log.clone(), head, self.config.clone()));
+            out.push_back(Ok(Followed::CaughtUp));
+            return Flow::Go;
+        }
+        let feed = self.feed.as_mut().expect("opened with the history");
+        let Some(item) = feed.next().await else {
+            return Flow::End;
+        };
+        match item {
+            Ok(Followed::Event(e)) => {
+                let (game, seq) = (e.game.clone(), e.seq);
+                match Next(self.next.get(&game).copied().unwrap_or(1)).offer(seq) {
+                    Offer::Skip => {}
+                    Offer::Take => {
+                        self.next.insert(game, seq + 1);
+                        out.push_back(Ok(Followed::Event(e)));
+                    }
+                    Offer::Gap { .. } => match self.read_up(out, &game, Some(seq - 1)).await {
+                        Ok(()) if self.next.get(&game) == Some(&seq) => {
+                            self.next.insert(game, seq + 1);
+                            out.push_back(Ok(Followed::Event(e)));
+                        }
+                        // The log ends before the feed's event: read the
+                        // game up again later.
+                        Ok(()) => self.pending_games.push_back(game),
+                        Err(err) => {
+                            out.push_back(Err(err));
+                            self.pending_games.push_back(game);
+                            return retry;
+                        }
+                    },
+                }
+            }
+            // Ours was yielded after the history.
+            Ok(Followed::CaughtUp) => {}
+            Ok(trimmed @ Followed::Trimmed { .. }) => {
+                out.push_back(Ok(trimmed));
+                match self.log.list_games().await {
+                    Ok(games) => self.pending_games = games.into(),
+                    Err(e) => {
+                        out.push_back(Err(e));
+                        // Read every game up once the store answers.
+                        self.head = None;
+                        return retry;
+                    }
+                }
+            }
+            Err(e) => out.push_back(Err(e)),
+        }
+        Flow::Go
     }
 }
 
 impl GamesFollower {
     /// Queues `game`'s events from where it stands up to `upto`, as read
     /// from its log.
-    async fn read_up(&mut self, game: &str, upto: Option<u64>) -> Result<(), LogError> {
+    async fn read_up(
+        &mut self,
+        out: &mut Out,
+        game: &str,
+        upto: Option<u64>,
+    ) -> Result<(), LogError> {
         let from = self.next.get(game).copied().unwrap_or(1);
         let events =
             read_range(self.log.as_ref(), game, from, upto, self.config.read_batch).await?;
         let cursor = self.head.clone().unwrap_or_else(FeedCursor::beginning);
         for e in events {
             self.next.insert(game.to_owned(), e.seq + 1);
-            self.queue.push_back(Ok(Followed::Event(Event {
+            out.push_back(Ok(Followed::Event(Event {
                 game: game.to_owned(),
                 seq: e.seq,
                 payload: e.payload,
