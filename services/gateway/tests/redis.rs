@@ -38,8 +38,8 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
     let n = sim.events.len() as u64;
     for hub in [&early, &late] {
         until(hub, |h| {
-            h.state("cup-t1", Audience::Judge).unwrap().seq == n
-                && h.state("cup-t1", Audience::Broadcast).unwrap().seq == n
+            h.state("cup-t1", Audience::Judge).is_ok_and(|s| s.seq == n)
+                && h.state("cup-t1", Audience::Broadcast).is_ok_and(|s| s.seq == n)
         })
         .await;
     }

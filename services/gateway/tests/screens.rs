@@ -106,7 +106,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     }
     for id in ["cup-t1", "cup-t2"] {
         until(&fx.hub, |h| {
-            h.state(id, Audience::Broadcast).unwrap().seq == 80
+            h.state(id, Audience::Broadcast).is_ok_and(|s| s.seq == 80)
         })
         .await;
     }
