@@ -375,6 +375,28 @@ async fn an_oversized_message_is_refused_and_others_are_still_served(b: Backend)
     r.shutdown().await;
 }
 
+async fn an_oversized_submit_ends_the_judge_stream_with_out_of_range(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, _) = open_simulated(&r, 25).await;
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    next(&mut rx).await;
+    tx.send(v1::JudgeCommand {
+        kind: Some(v1::judge_command::Kind::Submit(v1::Submit {
+            client_seq: 1,
+            at: 5,
+            body: Some(v1::submit::Body::CommandJson("x".repeat(100_000))),
+        })),
+    })
+    .await
+    .unwrap();
+    let err = rx.message().await.unwrap_err();
+    assert_eq!(err.code(), Code::OutOfRange, "{err:?}");
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
 async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (rec, _) = record(3, 31);
@@ -535,6 +557,7 @@ both_backends!(
     tokens_are_checked_against_the_table,
     an_unknown_game_is_not_found,
     an_oversized_message_is_refused_and_others_are_still_served,
+    an_oversized_submit_ends_the_judge_stream_with_out_of_range,
     a_finished_game_rejects_further_commands_with_game_over,
     a_watcher_gets_past_and_live_events_until_the_game_ends,
     health_reports_serving,
