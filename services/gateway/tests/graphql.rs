@@ -160,6 +160,23 @@ async fn bad_input_gets_clear_errors() {
     assert_eq!(status, 401);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_post_body_is_refused_with_413_and_changes_nothing() {
+    let (fx, _sim) = fixture_with_game().await;
+    let huge = json!({"query": format!("{{ tables {{ gameId }} }} #{}", "x".repeat(1 << 20))});
+    let (status, _) = post(fx.addr, "/graphql", None, &huge).await;
+    assert_eq!(status, 413);
+    let (status, body) = post(
+        fx.addr,
+        "/graphql",
+        None,
+        &json!({"query": "{ tables { gameId } }"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["data"]["tables"].is_array(), "{body}");
+}
+
 async fn gql_ws(addr: std::net::SocketAddr, protocol: &str, query: &str) -> Ws {
     let mut req = format!("ws://{addr}/graphql/ws?{query}")
         .into_client_request()
