@@ -61,6 +61,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/table/{game_id}", get(ws_table))
         .route("/ws/hall", get(ws_hall))
         .route("/api/tables", get(api_tables))
+        .route("/api/clock", get(api_clock))
         .route("/api/table/{game_id}", get(api_table))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::assets::routes())
@@ -275,6 +276,19 @@ async fn run<F>(
             },
         }
     }
+}
+
+/// The gateway's wall clock, for screens to count timers against the
+/// server's time rather than the viewer's.
+async fn api_clock() -> Response {
+    let server_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(json!({ "server_ms": server_ms })),
+    )
+        .into_response()
 }
 
 async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {

@@ -1,4 +1,5 @@
-//! FEED.md: on shutdown every WebSocket is closed with 1001 (going away).
+//! FEED.md: shutdown closes every WebSocket with 1001; oversized client
+//! messages get 1009; the clock the screens count timers against.
 
 mod common;
 
@@ -60,4 +61,34 @@ async fn a_client_message_over_the_limit_is_closed_with_1009() {
         .await
         .unwrap();
     assert_eq!(close_code(&mut raw).await, Some(1009));
+}
+
+#[tokio::test]
+async fn the_clock_endpoint_gives_the_gateways_time_for_screen_timers() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
+    let mut s = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+    s.write_all(b"GET /api/clock HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("cache-control: no-store"),
+        "{head}"
+    );
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    let server_ms = v["server_ms"].as_u64().unwrap();
+    let ours = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    // Same machine: the same day, not a stale or zero clock.
+    assert!(
+        server_ms.abs_diff(ours) < 86_400_000,
+        "{server_ms} vs {ours}"
+    );
 }

@@ -483,6 +483,38 @@ async fn simulated_tables_play_their_games_to_the_end_at_once(b: Backend) {
     r.shutdown().await;
 }
 
+/// Screens count timers from the commands' `at`: a paced demo table must
+/// stamp the wall clock, not a simulated one from years ago.
+async fn paced_simulated_tables_stamp_the_wall_clock(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut cfg = mafia_judge_client::SimConfig::new(1, 5);
+    cfg.speed = Some(1_000_000.0);
+    cfg.max_commands_per_table = 3;
+    cfg.games_per_table = 1;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    mafia_judge_client::simulate_tables(referee(vec![url(&r)], CHIEF), cfg)
+        .await
+        .unwrap();
+    let mut c = raw(&r).await;
+    let games = c
+        .get_game(with_token(
+            v1::GetGameRequest {
+                game_id: "sim-5.r1.t1.g1".into(),
+                audience: v1::Audience::Judge as i32,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let last = games.events.last().expect("events").at;
+    assert!(last >= before, "stamped {last}, before the run {before}");
+    r.shutdown().await;
+}
+
 async fn the_public_does_not_see_the_cards_while_the_game_runs(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (game_id, _) = open_simulated(&r, 25).await;
@@ -547,6 +579,7 @@ both_backends!(
     watching_past_the_end_of_a_finished_game_ends_at_once,
     the_public_does_not_see_the_cards_while_the_game_runs,
     simulated_tables_play_their_games_to_the_end_at_once,
+    paced_simulated_tables_stamp_the_wall_clock,
     a_recorded_game_plays_to_the_end_and_every_event_is_stored,
     opening_a_game_twice_is_idempotent_and_a_different_header_conflicts,
     a_resent_command_is_acknowledged_again_and_never_applied_twice,
