@@ -9,9 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use async_graphql::http::{
-    GraphiQLSource, WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS,
-};
+use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
     Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
 };
@@ -758,13 +756,22 @@ fn intercept(
     Intercept::Start(id, Box::pin(stream))
 }
 
-async fn graphiql() -> Html<String> {
-    Html(
-        GraphiQLSource::build()
-            .endpoint("/graphql")
-            .subscription_endpoint("/graphql/ws")
-            .finish(),
+/// The playground: a page of its own, served from the binary, since
+/// GraphiQL loads React from a CDN and halls are often offline.
+async fn playground() -> Html<&'static str> {
+    Html(include_str!("../assets/playground.html"))
+}
+
+/// The schema as SDL, the same text as the committed schema.graphql.
+async fn schema_sdl() -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        sdl(),
     )
+        .into_response()
 }
 
 #[derive(Clone)]
@@ -781,11 +788,12 @@ pub fn routes(app: AppState) -> Router {
     Router::new()
         .route(
             "/graphql",
-            get(graphiql)
+            get(playground)
                 .post(graphql_http)
                 .layer(axum::extract::DefaultBodyLimit::max(MAX_GRAPHQL_BODY_BYTES)),
         )
         .route("/graphql/ws", get(graphql_ws))
+        .route("/graphql/schema.graphql", get(schema_sdl))
         .with_state(GqlState {
             app,
             schema,
