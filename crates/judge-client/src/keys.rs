@@ -1,0 +1,339 @@
+//! The judge console's typed shorthand: one short line per action, seat
+//! numbers as digits, the prompt filling in whoever is obviously meant (the
+//! speaker, the nominee on the vote, the players yet to shoot). Pure: the
+//! terminal console and its tests share it, and a line that does not parse
+//! changes nothing.
+
+use mafia_rules::{Command, Expect, PenaltyKind, Seat, SeatList, SeatSet};
+
+/// The legend shown on screen; one entry per shorthand.
+pub const LEGEND: &[(&str, &str)] = &[
+    (
+        "Enter",
+        "next: end the speech / last words / night-0 step / free talk",
+    ),
+    ("s", "start the speaker's timer"),
+    ("n T | n B T", "nominate T (by the speaker, or by B)"),
+    ("w [B]", "withdraw B's nomination"),
+    ("v H H…", "hands against the nominee on the vote (none: v)"),
+    ("vc S S…", "who wants a vote today"),
+    ("b T | b -", "the voter's ballot"),
+    ("l H H…", "hands to lift all nominees"),
+    (
+        "k T | k B T | k -",
+        "shoot T (every black player yet to shoot, or B); - misses",
+    ),
+    (
+        "d T | c T | bp T",
+        "Don's check, Sheriff's check, Beauty's pick (- for none)",
+    ),
+    ("bm A B C", "best move: the first victim names A, B, C"),
+    ("f S | tf S | y S", "foul, technical foul, yellow card"),
+    ("p S small|big", "penalty"),
+    ("dq S | otv S", "disqualify; opposite-team victory"),
+    ("u", "undo the last command of this phase"),
+    ("{…}", "any command as FORMAT.md JSON"),
+];
+
+/// Why a line is not a command; nothing is sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("unknown shorthand {0:?}; see the legend")]
+    Unknown(String),
+    #[error("not a seat: {0:?} (1–10)")]
+    Seat(String),
+    #[error("{0}")]
+    Usage(&'static str),
+    #[error("not a command: {0}")]
+    Json(String),
+}
+
+/// The commands one line stands for, given what the referee expects now.
+/// Most lines are one command; `k T` with two black players yet to shoot
+/// is one shot each.
+pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, KeyError> {
+    let line = line.trim();
+    if line.starts_with('{') {
+        return serde_json::from_str(line)
+            .map(|c| vec![c])
+            .map_err(|e| KeyError::Json(e.to_string()));
+    }
+    let mut words = line.split_whitespace();
+    let Some(head) = words.next() else {
+        return next(expect).map(|c| vec![c]);
+    };
+    let rest: Vec<&str> = words.collect();
+    let one = |c: Command| Ok(vec![c]);
+    match head.to_ascii_lowercase().as_str() {
+        "." => next(expect).map(|c| vec![c]),
+        "u" | "undo" => one(Command::Undo),
+        "s" => one(Command::StartSpeech {
+            seat: speaker(expect).ok_or(KeyError::Usage("nobody is speaking"))?,
+        }),
+        "n" => match rest.as_slice() {
+            [t] => one(Command::Nominate {
+                by: speaker(expect).ok_or(KeyError::Usage("n B T: nobody is speaking"))?,
+                target: seat(t)?,
+            }),
+            [b, t] => one(Command::Nominate {
+                by: seat(b)?,
+                target: seat(t)?,
+            }),
+            _ => Err(KeyError::Usage("n T, or n B T")),
+        },
+        "w" => match rest.as_slice() {
+            [] => one(Command::Withdraw {
+                by: speaker(expect).ok_or(KeyError::Usage("w B: nobody is speaking"))?,
+            }),
+            [b] => one(Command::Withdraw { by: seat(b)? }),
+            _ => Err(KeyError::Usage("w, or w B")),
+        },
+        "v" => match expect {
+            Some(Expect::Vote { nominee, .. }) => one(Command::Vote {
+                nominee: *nominee,
+                hands: seat_set(&rest)?,
+            }),
+            _ => Err(KeyError::Usage("no vote is under way")),
+        },
+        "vc" => one(Command::VoteCall {
+            yes: seat_set(&rest)?,
+        }),
+        "b" => match (expect, rest.as_slice()) {
+            (Some(Expect::Ballot { voter, .. }), [t]) => one(Command::Ballot {
+                voter: *voter,
+                target: maybe_seat(t)?,
+            }),
+            (_, [v, t]) => one(Command::Ballot {
+                voter: seat(v)?,
+                target: maybe_seat(t)?,
+            }),
+            _ => Err(KeyError::Usage("b T (the voter on the prompt), or b V T")),
+        },
+        "l" => one(Command::Lift {
+            hands: seat_set(&rest)?,
+        }),
+        "k" => match rest.as_slice() {
+            [t] => {
+                let target = maybe_seat(t)?;
+                let Some(Expect::Shots { pending }) = expect else {
+                    return Err(KeyError::Usage("k B T: nobody is to shoot now"));
+                };
+                Ok(pending
+                    .iter()
+                    .map(|by| Command::Shot { by, target })
+                    .collect())
+            }
+            [b, t] => one(Command::Shot {
+                by: seat(b)?,
+                target: maybe_seat(t)?,
+            }),
+            _ => Err(KeyError::Usage("k T, k B T, or k -")),
+        },
+        "d" => one(Command::DonCheck {
+            target: only_maybe_seat(&rest, "d T, or d -")?,
+        }),
+        "c" => one(Command::SheriffCheck {
+            target: only_maybe_seat(&rest, "c T, or c -")?,
+        }),
+        "bp" => one(Command::BeautyPick {
+            target: only_maybe_seat(&rest, "bp T, or bp -")?,
+        }),
+        "bm" => {
+            let seat_of_move = match expect {
+                Some(Expect::BestMove { seat }) => *seat,
+                _ => return Err(KeyError::Usage("no best move is due")),
+            };
+            let named: SeatList = rest.iter().map(|w| seat(w)).collect::<Result<_, _>>()?;
+            one(Command::BestMove {
+                seat: seat_of_move,
+                named,
+            })
+        }
+        "f" => one(Command::Foul {
+            seat: only_seat(&rest, "f S")?,
+        }),
+        "tf" => one(Command::TechnicalFoul {
+            seat: only_seat(&rest, "tf S")?,
+        }),
+        "y" => one(Command::YellowCard {
+            seat: only_seat(&rest, "y S")?,
+        }),
+        "dq" => one(Command::Disqualify {
+            seat: only_seat(&rest, "dq S")?,
+        }),
+        "otv" => one(Command::OppositeTeamVictory {
+            seat: only_seat(&rest, "otv S")?,
+        }),
+        "p" => match rest.as_slice() {
+            [s, k] => one(Command::Penalty {
+                seat: seat(s)?,
+                kind: match k.to_ascii_lowercase().as_str() {
+                    "small" | "s" => PenaltyKind::Small,
+                    "big" | "b" => PenaltyKind::Big,
+                    _ => return Err(KeyError::Usage("p S small, or p S big")),
+                },
+            }),
+            _ => Err(KeyError::Usage("p S small, or p S big")),
+        },
+        other => Err(KeyError::Unknown(other.to_owned())),
+    }
+}
+
+/// What a bare Enter means for the prompt.
+fn next(expect: Option<&Expect>) -> Result<Command, KeyError> {
+    match expect {
+        Some(Expect::Speech { seat, .. }) => Ok(Command::EndSpeech {
+            seat: *seat,
+            timeout: false,
+        }),
+        Some(Expect::LastWords { seat, .. }) => Ok(Command::EndLastWords { seat: *seat }),
+        Some(Expect::Night0 { .. } | Expect::FreeTalk) => Ok(Command::NextStep),
+        _ => Err(KeyError::Usage(
+            "Enter moves on only in speeches, last words, night 0 and free talk",
+        )),
+    }
+}
+
+fn speaker(expect: Option<&Expect>) -> Option<Seat> {
+    match expect {
+        Some(Expect::Speech { seat, .. } | Expect::LastWords { seat, .. }) => Some(*seat),
+        _ => None,
+    }
+}
+
+fn seat(word: &str) -> Result<Seat, KeyError> {
+    word.parse::<u8>()
+        .ok()
+        .and_then(Seat::new)
+        .ok_or_else(|| KeyError::Seat(word.to_owned()))
+}
+
+fn maybe_seat(word: &str) -> Result<Option<Seat>, KeyError> {
+    if word == "-" || word == "0" {
+        Ok(None)
+    } else {
+        seat(word).map(Some)
+    }
+}
+
+fn only_seat(words: &[&str], usage: &'static str) -> Result<Seat, KeyError> {
+    match words {
+        [w] => seat(w),
+        _ => Err(KeyError::Usage(usage)),
+    }
+}
+
+fn only_maybe_seat(words: &[&str], usage: &'static str) -> Result<Option<Seat>, KeyError> {
+    match words {
+        [w] => maybe_seat(w),
+        _ => Err(KeyError::Usage(usage)),
+    }
+}
+
+fn seat_set(words: &[&str]) -> Result<SeatSet, KeyError> {
+    words.iter().map(|w| seat(w)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(n: u8) -> Seat {
+        Seat::new(n).unwrap()
+    }
+
+    fn speech(n: u8) -> Expect {
+        Expect::Speech {
+            seat: s(n),
+            tie: false,
+            nominations_only: false,
+            started: true,
+            may_nominate: true,
+        }
+    }
+
+    #[test]
+    fn enter_ends_the_speakers_speech_and_n_nominates_on_his_behalf() {
+        let e = speech(3);
+        assert_eq!(
+            parse_line("", Some(&e)).unwrap(),
+            vec![Command::EndSpeech {
+                seat: s(3),
+                timeout: false
+            }]
+        );
+        assert_eq!(
+            parse_line("n 7", Some(&e)).unwrap(),
+            vec![Command::Nominate {
+                by: s(3),
+                target: s(7)
+            }]
+        );
+        assert_eq!(
+            parse_line("n 2 10", None).unwrap(),
+            vec![Command::Nominate {
+                by: s(2),
+                target: s(10)
+            }]
+        );
+    }
+
+    #[test]
+    fn one_shot_line_is_a_shot_for_every_black_player_yet_to_shoot() {
+        let e = Expect::Shots {
+            pending: [s(2), s(9)].into_iter().collect(),
+        };
+        let got = parse_line("k 5", Some(&e)).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                Command::Shot {
+                    by: s(2),
+                    target: Some(s(5))
+                },
+                Command::Shot {
+                    by: s(9),
+                    target: Some(s(5))
+                }
+            ]
+        );
+        assert_eq!(
+            parse_line("k 9 -", Some(&e)).unwrap(),
+            vec![Command::Shot {
+                by: s(9),
+                target: None
+            }]
+        );
+    }
+
+    #[test]
+    fn the_vote_line_counts_hands_against_the_nominee_on_the_prompt() {
+        let e = Expect::Vote {
+            nominee: s(4),
+            round: 1,
+            not_yet_voted: SeatSet::default(),
+        };
+        assert_eq!(
+            parse_line("v 1 2 3", Some(&e)).unwrap(),
+            vec![Command::Vote {
+                nominee: s(4),
+                hands: [s(1), s(2), s(3)].into_iter().collect()
+            }]
+        );
+        assert!(matches!(parse_line("v 1", None), Err(KeyError::Usage(_))));
+    }
+
+    #[test]
+    fn bad_lines_say_what_is_wrong() {
+        assert_eq!(parse_line("f 11", None), Err(KeyError::Seat("11".into())));
+        assert_eq!(parse_line("zz", None), Err(KeyError::Unknown("zz".into())));
+        assert!(matches!(
+            parse_line("{\"type\":\"no\"}", None),
+            Err(KeyError::Json(_))
+        ));
+        assert_eq!(
+            parse_line("{\"type\":\"foul\",\"seat\":4}", None).unwrap(),
+            vec![Command::Foul { seat: s(4) }]
+        );
+    }
+}
