@@ -39,7 +39,8 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
     for hub in [&early, &late] {
         until(hub, |h| {
             h.state("cup-t1", Audience::Judge).is_ok_and(|s| s.seq == n)
-                && h.state("cup-t1", Audience::Broadcast).is_ok_and(|s| s.seq == n)
+                && h.state("cup-t1", Audience::Broadcast)
+                    .is_ok_and(|s| s.seq == n)
         })
         .await;
     }
