@@ -1249,3 +1249,22 @@ fn rfm_4_4_16_exception_2_the_closing_speakers_sole_nominee_stands_despite_a_rem
         assert_eq!(!t.alive(8), stands, "{id}");
     }
 }
+
+#[test]
+fn rfm_4_5_9_classic_3_2_3_minsk2017_4_2_4_ua_3_7_no_sheriff_check_on_night_0() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.5.9"),
+        (Classic, "001 §3.2.3"),
+        (Minsk2017, "002 §4.2.4"),
+        (Ua, "003 §3.7"),
+        (Club, "004 \"НОЧЬ\""),
+    ] {
+        let mut t = table(rules);
+        let v = t.err(Command::SheriffCheck { target: Some(s(3)) });
+        assert_eq!(
+            (v.code, v.clause.as_str()),
+            (Code::NoSheriffCheckOnNight0, clause),
+            "{rules:?}"
+        );
+    }
+}
