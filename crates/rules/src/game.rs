@@ -450,6 +450,7 @@ impl<'a> Tx<'a> {
                 }
                 Ok(())
             }
+            Command::StartShooting => self.start_shooting(),
             Command::Shot { by, target } => self.shoot(by, target),
             Command::DonCheck { target } => {
                 self.need_night_action(NightAction::DonCheck)?;
