@@ -128,7 +128,7 @@ impl Game {
             when: c.when(),
             step: (!(hide && night)).then_some(c.step),
             step_started_at: (!(hide && night)).then_some(c.step_started_at),
-            shooting_started: !(hide && night) && night && c.shooting_started,
+            shooting_started: !hide && night && c.shooting_started,
             speech_started_at: c.speech_started_at,
             seats,
             nominees: c.nominees,
