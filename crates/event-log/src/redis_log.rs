@@ -1,7 +1,7 @@
 //! Redis backend: every check-and-write is one Lua script, so it is atomic
 //! with respect to every other client of the same server.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -201,6 +201,49 @@ if redis.call('GET', KEYS[2]) == ARGV[2] .. ':' .. ARGV[1] then
   return {'released'}
 end
 return {'ok'}
+"#,
+    )
+});
+
+/// KEYS: feed. ARGV: cursor, count. The feed entries after `cursor`, or
+/// `{'trimmed', first}` when entries after it may have been trimmed away
+/// (MAXLEN ~ drops the oldest; XREAD alone would skip them in silence).
+/// Cursor "0-0" is "every retained entry" and is never trimmed. Ids are
+/// compared as (length, text) pairs of their decimal halves.
+static FEED_READ: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'ok', {}} end
+local function half(id, i)
+  local sep = string.find(id, '-', 1, true)
+  if i == 1 then return string.sub(id, 1, sep - 1) end
+  return string.sub(id, sep + 1)
+end
+local function lt(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function id_lt(a, b)
+  local am, bm = half(a, 1), half(b, 1)
+  if am ~= bm then return lt(am, bm) end
+  return lt(half(a, 2), half(b, 2))
+end
+if ARGV[1] ~= '0-0' then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  local added, len, first
+  for i = 1, #info, 2 do
+    local k = info[i]
+    if k == 'entries-added' then added = info[i + 1]
+    elseif k == 'length' then len = info[i + 1]
+    elseif k == 'first-entry' then first = info[i + 1] end
+  end
+  -- Conservative: a cursor equal to the newest trimmed id also lands here,
+  -- although nothing after it was lost.
+  if added and len and added > len and first and first[1] and id_lt(ARGV[1], first[1]) then
+    return {'trimmed', first[1]}
+  end
+end
+return {'ok', redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}
 "#,
     )
 });
@@ -562,6 +605,8 @@ impl RedisFeed {
     }
 
     /// Makes `buf` non-empty, blocking on the server as long as needed.
+    /// Each batch is read by a script that first checks nothing after the
+    /// cursor was trimmed; the blocking XREAD only waits for the next entry.
     async fn fill(&mut self) -> Result<(), LogError> {
         let feed_key = self.cfg.feed_key();
         if self.conn.is_none() {
@@ -578,9 +623,39 @@ impl RedisFeed {
             self.cursor = resolve_start(conn, &feed_key, &from).await?;
         }
         while self.buf.is_empty() {
-            let reply: Option<StreamReadReply> = redis::cmd("XREAD")
-                .arg("COUNT")
+            let (status, body): (String, redis::Value) = FEED_READ
+                .key(&feed_key)
+                .arg(&self.cursor)
                 .arg(self.cfg.feed_batch)
+                .invoke_async(conn)
+                .await?;
+            match status.as_str() {
+                "ok" => {}
+                "trimmed" => {
+                    return Err(LogError::FeedTrimmed {
+                        cursor: self.cursor.clone(),
+                        trimmed_up_to: redis::from_redis_value(&body)?,
+                    })
+                }
+                _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
+            }
+            let range: StreamRangeReply = redis::from_redis_value(&body)?;
+            for e in range.ids {
+                let game: String = e
+                    .get("g")
+                    .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks g", e.id)))?;
+                let seq: u64 = e
+                    .get("s")
+                    .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
+                let payload = field_bytes(&e, "p")?;
+                self.buf.push_back((e.id, FeedEntry { game, seq, payload }));
+            }
+            if !self.buf.is_empty() {
+                break;
+            }
+            let _: Option<StreamReadReply> = redis::cmd("XREAD")
+                .arg("COUNT")
+                .arg(1)
                 .arg("BLOCK")
                 .arg(self.cfg.feed_block.as_millis().max(1) as u64)
                 .arg("STREAMS")
@@ -588,25 +663,13 @@ impl RedisFeed {
                 .arg(&self.cursor)
                 .query_async(conn)
                 .await?;
-            for key in reply.into_iter().flat_map(|r| r.keys) {
-                for e in key.ids {
-                    let game: String = e
-                        .get("g")
-                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks g", e.id)))?;
-                    let seq: u64 = e
-                        .get("s")
-                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
-                    let payload = field_bytes(&e, "p")?;
-                    self.buf.push_back((e.id, FeedEntry { game, seq, payload }));
-                }
-            }
         }
         Ok(())
     }
 }
 
-/// Turns the caller's cursor into a concrete stream id, and refuses to start
-/// from a position whose successors may have been trimmed away.
+/// Turns the caller's cursor into a concrete stream id; whether entries
+/// after it were trimmed is checked by every read ([`FEED_READ`]).
 async fn resolve_start(
     conn: &mut MultiplexedConnection,
     feed_key: &str,
@@ -622,39 +685,5 @@ async fn resolve_start(
             "not a redis feed cursor: {from}"
         )));
     };
-    if pos == (0, 0) {
-        return Ok("0-0".to_owned());
-    }
-    let info: HashMap<String, redis::Value> = match redis::cmd("XINFO")
-        .arg("STREAM")
-        .arg(feed_key)
-        .query_async(conn)
-        .await
-    {
-        Ok(info) => info,
-        // No feed stream yet: nothing can have been trimmed.
-        Err(e) if e.kind() == redis::ErrorKind::ResponseError => HashMap::new(),
-        Err(e) => return Err(e.into()),
-    };
-    let int = |k: &str| -> u64 {
-        info.get(k)
-            .and_then(|v| redis::from_redis_value::<u64>(v).ok())
-            .unwrap_or(0)
-    };
-    let trimmed_any = int("entries-added") > int("length");
-    let first: Option<String> = info
-        .get("first-entry")
-        .and_then(|v| redis::from_redis_value::<(String, redis::Value)>(v).ok())
-        .map(|(id, _)| id);
-    if let Some(first) = first {
-        // Conservative: a cursor equal to the newest trimmed id also lands
-        // here, although nothing after it was lost.
-        if trimmed_any && parse_stream_id(&first).is_some_and(|f| pos < f) {
-            return Err(LogError::FeedTrimmed {
-                cursor: from.to_string(),
-                trimmed_up_to: first,
-            });
-        }
-    }
     Ok(format!("{}-{}", pos.0, pos.1))
 }

@@ -117,6 +117,35 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_feed_that_falls_behind_the_cap_is_told_it_was_trimmed_not_skipped() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-live-trim");
+    let cfg = RedisLogConfig {
+        feed_maxlen: 10,
+        ..RedisLogConfig::with_prefix(prefix.as_str())
+    };
+    let log = connect(&server, cfg).await;
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
+    // The feed is open and has read the first entry when the writer races
+    // past the cap.
+    let mut feed = log.feed(FeedCursor::beginning());
+    assert_eq!(take_feed(&mut feed, 1).await[0].1.seq, 1);
+    let mut last = 1;
+    for i in 0..30 {
+        last = log
+            .append("g", last, 0, &batch(&format!("r{i}"), 10))
+            .await
+            .unwrap()
+            .last_seq;
+    }
+    match feed.next().await {
+        Some(Err(LogError::FeedTrimmed { .. })) => {}
+        other => panic!("entries trimmed under a live feed must be reported, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_cursor_is_reported_by_the_feed() {
     let (log, _server) = fresh_log().await;
     let mut feed = log.feed(FeedCursor::from("not-a-cursor"));

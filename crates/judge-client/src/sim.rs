@@ -20,6 +20,8 @@ pub struct SimConfig {
     /// Games played one after another at each table.
     pub games_per_table: u32,
     /// Waits the simulated think time divided by `speed`; `None` = no waiting.
+    /// A paced table stamps its commands with the wall clock, so screens'
+    /// timers run; an unpaced one stamps a simulated clock (reproducible).
     pub speed: Option<f64>,
     pub seed: u64,
     /// Tournament name of the simulated games (unique per run by default).
@@ -113,7 +115,12 @@ async fn run_table(
         }
         let header = sim_header(cfg, table, g, &mut rng);
         let setup = header.setup().map_err(|e| fail(e.to_string()))?;
-        let mut at = 1_700_000_000_000 + i64::from(table) * 1000;
+        let paced = cfg.speed.is_some_and(|x| x > 0.0);
+        let mut at = if paced {
+            wall_clock_ms()
+        } else {
+            1_700_000_000_000 + i64::from(table) * 1000
+        };
         let req = request_from_header(&header, at);
         let opened = referee
             .with_retry(|mut c| {
@@ -151,9 +158,12 @@ async fn run_table(
                 break;
             }
             let think = rng.gen_range(500..30_000);
-            at += think;
             if let Some(x) = cfg.speed.filter(|x| *x > 0.0) {
                 tokio::time::sleep(Duration::from_secs_f64(think as f64 / 1000.0 / x)).await;
+                // Never backwards, even if the wall clock steps back.
+                at = wall_clock_ms().max(at + 1);
+            } else {
+                at += think;
             }
             let t = Instant::now();
             match session.send(at, &cmd).await? {
@@ -189,4 +199,10 @@ async fn run_table(
         }
     }
     Ok(report)
+}
+
+fn wall_clock_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }

@@ -306,6 +306,8 @@ pub enum Event {
     },
     /// The accepted command number `cmd` was taken back. `public`: whether
     /// the public saw anything of it (undoing a shot is nobody's business).
+    /// The public's copy has `cmd` 0: command numbers would count hidden
+    /// commands.
     Undone {
         cmd: u32,
         public: bool,
@@ -326,6 +328,13 @@ impl Event {
                 at_night: false,
                 ..
             } => Some(Event::BestMoveAnnounced { seat, named }),
+            // Command numbers count the hidden night commands too (one shot
+            // per living black player, the checks): the public's undo names
+            // no command (issue 8: an indirect spoiler).
+            Event::Undone { public: true, .. } => Some(Event::Undone {
+                cmd: 0,
+                public: true,
+            }),
             e if e.is_public() => Some(e),
             _ => None,
         }

@@ -953,6 +953,31 @@ fn rfm_7_1_2_the_judge_can_undo_commands_of_the_current_phase_only() {
 }
 
 #[test]
+fn the_publics_copy_of_an_undo_names_no_command_number() {
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.ok(Command::Nominate {
+        by: s(1),
+        target: s(8),
+    });
+    t.ok(Command::Undo);
+    let undone = t.events.last().unwrap().event;
+    assert!(matches!(undone, Event::Undone { cmd, public: true } if cmd > 0));
+    // Command numbers count the hidden night commands (issue 8).
+    assert_eq!(
+        undone.for_audience(mafia_rules::Audience::Public),
+        Some(Event::Undone {
+            cmd: 0,
+            public: true
+        })
+    );
+    assert_eq!(
+        undone.for_audience(mafia_rules::Audience::Judge),
+        Some(undone)
+    );
+}
+
+#[test]
 fn bad_commands_name_the_rule_and_change_nothing() {
     let mut t = table(Classic);
     assert_eq!(

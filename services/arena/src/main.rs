@@ -155,7 +155,7 @@ async fn main() -> anyhow::Result<()> {
         })
     });
 
-    tokio::signal::ctrl_c().await?;
+    mafia_gateway::closing::terminated().await;
     eprintln!("stopping…");
     if let Some(demo) = demo {
         demo.abort();

@@ -6,6 +6,22 @@ const params = new URLSearchParams(location.search);
 const TOKEN = params.get("token") || "";
 const LANG = (params.get("lang") || (navigator.language || "en")).toLowerCase().startsWith("ru") ? "ru" : "en";
 
+// The gateway's clock minus ours: timers count from the judge's `at`
+// stamps, which are server-side times, not this viewer's clock.
+let clockOffset = 0;
+async function syncClock() {
+  try {
+    const t0 = Date.now();
+    const r = await fetch("/api/clock", {cache: "no-store"});
+    const {server_ms} = await r.json();
+    const t1 = Date.now();
+    clockOffset = server_ms + (t1 - t0) / 2 - t1;
+  } catch (e) { /* keep the last offset */ }
+}
+syncClock();
+setInterval(syncClock, 60000);
+function serverNow() { return Date.now() + clockOffset; }
+
 const TEXT = {
   en: {
     hall: "Tables", table: "Table", round: "Round", day: "Day", night: "Night",
@@ -129,8 +145,8 @@ function countdown(view) {
   if (!s || !s.secs) return null;
   const started = view.speech_started_at || view.step_started_at;
   if (!started) return s.secs;
-  // Clamped: the judge's clock and ours may disagree.
-  return Math.min(s.secs, Math.max(0, Math.round(s.secs - (Date.now() - started) / 1000)));
+  // Clamped: the judge's clock and the gateway's may still disagree.
+  return Math.min(s.secs, Math.max(0, Math.round(s.secs - (serverNow() - started) / 1000)));
 }
 
 function fmtSecs(n) {

@@ -9,13 +9,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use async_graphql::http::{
-    GraphiQLSource, WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS,
-};
+use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
     Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
 };
-use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+use async_graphql_axum::GraphQLResponse;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
@@ -483,21 +481,28 @@ struct InitPayload {
     auth: Option<String>,
 }
 
+/// The largest `POST /graphql` body: queries are small, and a body is held
+/// in memory whole before it is parsed. Larger ones get 413.
+pub const MAX_GRAPHQL_BODY_BYTES: usize = 64 * 1024;
+
 async fn graphql_http(
     State(state): State<GqlState>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    req: GraphQLRequest,
+    body: Bytes,
 ) -> Result<GraphQLResponse, ApiError> {
     let access = state
         .app
         .tokens
         .check(token_of(q.token.as_deref(), &headers))?;
-    Ok(state
-        .schema
-        .execute(req.into_inner().data(access))
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let req = async_graphql::http::receive_body(content_type, &body[..], Default::default())
         .await
-        .into())
+        .map_err(|e| ApiError::bad_request(format!("not a GraphQL request: {e}")))?;
+    Ok(state.schema.execute(req.data(access)).await.into())
 }
 
 /// The WebSocket protocol the client asked for (as async-graphql-axum's
@@ -533,7 +538,10 @@ async fn graphql_ws(
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| serve_ws(socket, state, protocol, url_access))
+        .on_upgrade(move |socket| {
+            let closing = state.app.closing.clone();
+            closing.track(serve_ws(socket, state, protocol, url_access))
+        })
         .into_response())
 }
 
@@ -608,12 +616,30 @@ async fn serve_ws(
     };
     let mut shared: futures::stream::SelectAll<SharedStream> = futures::stream::SelectAll::new();
     let mut owned: HashMap<String, futures::stream::AbortHandle> = HashMap::new();
+    let closing = state.app.closing.clone();
     loop {
         tokio::select! {
+            _ = closing.started() => {
+                let _ = tokio::time::timeout(
+                    send_timeout,
+                    tx.send(Message::Close(Some(CloseFrame {
+                        code: crate::closing::GOING_AWAY,
+                        reason: "server shutting down".into(),
+                    }))),
+                )
+                .await;
+                return;
+            }
             m = rx.next() => {
                 let bytes = match m {
                     Some(Ok(m @ (Message::Text(_) | Message::Binary(_)))) => m.into_data(),
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(Message::Close(_))) | None => return,
+                    Some(Err(e)) => {
+                        if let Some(frame) = crate::closing::after_read_error(e) {
+                            let _ = tokio::time::timeout(send_timeout, tx.send(Message::Close(Some(frame)))).await;
+                        }
+                        return;
+                    }
                     Some(Ok(_)) => continue,
                 };
                 let access = access_slot.lock().expect("lock").clone();
@@ -730,13 +756,22 @@ fn intercept(
     Intercept::Start(id, Box::pin(stream))
 }
 
-async fn graphiql() -> Html<String> {
-    Html(
-        GraphiQLSource::build()
-            .endpoint("/graphql")
-            .subscription_endpoint("/graphql/ws")
-            .finish(),
+/// The playground: a page of its own, served from the binary, since
+/// GraphiQL loads React from a CDN and halls are often offline.
+async fn playground() -> Html<&'static str> {
+    Html(include_str!("../assets/playground.html"))
+}
+
+/// The schema as SDL, the same text as the committed schema.graphql.
+async fn schema_sdl() -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        sdl(),
     )
+        .into_response()
 }
 
 #[derive(Clone)]
@@ -751,8 +786,14 @@ pub fn routes(app: AppState) -> Router {
     let schema = schema(app.hub.clone());
     let groups = Groups::new(app.hub.clone());
     Router::new()
-        .route("/graphql", get(graphiql).post(graphql_http))
+        .route(
+            "/graphql",
+            get(playground)
+                .post(graphql_http)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_GRAPHQL_BODY_BYTES)),
+        )
         .route("/graphql/ws", get(graphql_ws))
+        .route("/graphql/schema.graphql", get(schema_sdl))
         .with_state(GqlState {
             app,
             schema,

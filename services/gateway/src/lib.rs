@@ -7,6 +7,7 @@
 
 pub mod assets;
 pub mod auth;
+pub mod closing;
 pub mod demo;
 pub mod graphql;
 pub mod hub;
@@ -27,14 +28,28 @@ pub async fn serve(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let closing = state.closing.clone();
     let app = router(state);
-    axum::serve(
+    let served = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown)
-    .await
+    .with_graceful_shutdown({
+        let closing = closing.clone();
+        async move {
+            shutdown.await;
+            // Upgraded sockets outlive axum's graceful shutdown: close them
+            // ourselves, with 1001, before the listener goes away.
+            closing.close_all(SHUTDOWN_GRACE).await;
+        }
+    })
+    .await;
+    closing.close_all(SHUTDOWN_GRACE).await;
+    served
 }
+
+/// How long shutdown waits for WebSocket close frames to go out.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Builds the shared state from a hub and tokens with default tuning.
 pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
@@ -42,5 +57,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         hub,
         tokens: Arc::new(tokens),
         config,
+        closing: closing::Closing::default(),
     }
 }

@@ -144,10 +144,7 @@ async fn main() -> anyhow::Result<()> {
         println!("       http://{addr}/judge?token={}", t.chief_judge[0]);
     }
     let state = app_state(hub.clone(), tokens, ServerConfig::default());
-    mafia_gateway::serve(listener, state, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await?;
+    mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;
     hub.close();
     Ok(())
 }

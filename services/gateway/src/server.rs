@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::{Access, AuthError, Tokens};
+use crate::closing::{Closing, GOING_AWAY};
 use crate::hub::{Ended, Hub, HubError, Subscription};
 
 /// Tuning for the HTTP side.
@@ -50,6 +51,7 @@ pub struct AppState {
     pub hub: Hub,
     pub tokens: Arc<Tokens>,
     pub config: ServerConfig,
+    pub closing: Closing,
 }
 
 /// The gateway's whole router.
@@ -59,6 +61,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws/table/{game_id}", get(ws_table))
         .route("/ws/hall", get(ws_hall))
         .route("/api/tables", get(api_tables))
+        .route("/api/clock", get(api_clock))
         .route("/api/table/{game_id}", get(api_table))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::assets::routes())
@@ -86,6 +89,12 @@ pub fn token_of<'a>(query: Option<&'a str>, headers: &'a HeaderMap) -> Option<&'
 /// An error as the HTTP status and a JSON body that says only what the
 /// caller may know.
 pub struct ApiError(StatusCode, String);
+
+impl ApiError {
+    pub fn bad_request(why: String) -> ApiError {
+        ApiError(StatusCode::BAD_REQUEST, why)
+    }
+}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -155,9 +164,12 @@ async fn ws_table(
     let sub = state.hub.subscribe(&game_id, audience, q.from)?;
     let hub = state.hub.clone();
     let config = state.config.clone();
-    Ok(configure(ws).on_upgrade(move |socket| async move {
-        let resub = move || hub.subscribe(&game_id, audience, None).ok();
-        run(socket, sub, resub, config).await;
+    let closing = state.closing.clone();
+    Ok(configure(ws).on_upgrade(move |socket| {
+        state.closing.track(async move {
+            let resub = move || hub.subscribe(&game_id, audience, None).ok();
+            run(socket, sub, resub, config, closing).await;
+        })
     }))
 }
 
@@ -172,9 +184,12 @@ async fn ws_hall(
     let sub = state.hub.subscribe_hall(audience, tables.clone());
     let hub = state.hub.clone();
     let config = state.config.clone();
-    Ok(configure(ws).on_upgrade(move |socket| async move {
-        let resub = move || Some(hub.subscribe_hall(audience, tables.clone()));
-        run(socket, sub, resub, config).await;
+    let closing = state.closing.clone();
+    Ok(configure(ws).on_upgrade(move |socket| {
+        state.closing.track(async move {
+            let resub = move || Some(hub.subscribe_hall(audience, tables.clone()));
+            run(socket, sub, resub, config, closing).await;
+        })
     }))
 }
 
@@ -184,8 +199,13 @@ fn text(b: Bytes) -> Message {
 }
 
 /// Pumps a subscription into a socket until either side ends.
-async fn run<F>(socket: WebSocket, mut sub: Subscription, resubscribe: F, config: ServerConfig)
-where
+async fn run<F>(
+    socket: WebSocket,
+    mut sub: Subscription,
+    resubscribe: F,
+    config: ServerConfig,
+    closing: Closing,
+) where
     F: Fn() -> Option<Subscription>,
 {
     let (mut tx, mut rx) = socket.split();
@@ -213,6 +233,10 @@ where
     };
     loop {
         tokio::select! {
+            _ = closing.started() => {
+                let _ = tokio::time::timeout(send_timeout, tx.send(close(GOING_AWAY, "server shutting down"))).await;
+                return;
+            }
             m = sub.recv() => match m {
                 Ok(b) => send!(text(b)),
                 Err(Ended::Lagged) => {
@@ -229,7 +253,7 @@ where
                     sub = next;
                 }
                 Err(Ended::Closed) => {
-                    let _ = tokio::time::timeout(send_timeout, tx.send(close(1001, "server closing"))).await;
+                    let _ = tokio::time::timeout(send_timeout, tx.send(close(GOING_AWAY, "server closing"))).await;
                     return;
                 }
             },
@@ -241,11 +265,30 @@ where
                 send!(Message::Ping(Bytes::new()));
             }
             m = rx.next() => match m {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(Message::Close(_))) | None => return,
+                Some(Err(e)) => {
+                    if let Some(frame) = crate::closing::after_read_error(e) {
+                        let _ = tokio::time::timeout(send_timeout, tx.send(Message::Close(Some(frame)))).await;
+                    }
+                    return;
+                }
                 Some(Ok(_)) => last_seen = Instant::now(),
             },
         }
     }
+}
+
+/// The gateway's wall clock, for screens to count timers against the
+/// server's time rather than the viewer's.
+async fn api_clock() -> Response {
+    let server_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    (
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(json!({ "server_ms": server_ms })),
+    )
+        .into_response()
 }
 
 async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {

@@ -182,6 +182,11 @@ async fn tokens_open_exactly_their_tables() {
         refused(fx.addr, "/ws/table/cup-t1?token=not-a-token").await,
         401
     );
+    // An unknown token is refused before anything else (FEED.md's order).
+    assert_eq!(
+        refused(fx.addr, "/ws/table/nope?token=not-a-token").await,
+        401
+    );
     // An unknown table is not found, for every caller.
     assert_eq!(refused(fx.addr, "/ws/table/nope").await, 404);
     assert_eq!(

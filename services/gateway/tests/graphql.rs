@@ -160,6 +160,50 @@ async fn bad_input_gets_clear_errors() {
     assert_eq!(status, 401);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_post_body_is_refused_with_413_and_changes_nothing() {
+    let (fx, _sim) = fixture_with_game().await;
+    let huge = json!({"query": format!("{{ tables {{ gameId }} }} #{}", "x".repeat(1 << 20))});
+    let (status, _) = post(fx.addr, "/graphql", None, &huge).await;
+    assert_eq!(status, 413);
+    let (status, body) = post(
+        fx.addr,
+        "/graphql",
+        None,
+        &json!({"query": "{ tables { gameId } }"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["data"]["tables"].is_array(), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_playground_and_the_schema_are_served_from_the_binary_with_no_cdn() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (fx, _sim) = fixture_with_game().await;
+    for path in ["/graphql", "/graphql/schema.graphql"] {
+        let mut s = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
+        assert!(
+            !body.contains("https://") && !body.contains("http://") && !body.contains("//cdn"),
+            "{path} loads something from outside the gateway"
+        );
+        if path.ends_with(".graphql") {
+            assert!(body.contains("type SubscriptionRoot"), "{body}");
+        } else {
+            assert!(
+                body.contains("/graphql/ws"),
+                "the playground subscribes over /graphql/ws"
+            );
+        }
+    }
+}
+
 async fn gql_ws(addr: std::net::SocketAddr, protocol: &str, query: &str) -> Ws {
     let mut req = format!("ws://{addr}/graphql/ws?{query}")
         .into_client_request()

@@ -76,7 +76,11 @@ impl Shared {
                     .await;
                 return;
             }
-            Ok(None) | Err(_) => return,
+            Ok(None) => return,
+            Err(status) => {
+                let _ = tx.send(Err(status)).await;
+                return;
+            }
         };
         let game_id = attach.game_id;
         let omit_state = attach.omit_state;
@@ -119,7 +123,13 @@ impl Shared {
                         .await;
                     return;
                 }
-                Ok(None) | Err(_) => return,
+                Ok(None) => return,
+                // A message over the size limit fails to decode: the judge
+                // must learn why the stream ended (OUT_OF_RANGE), not see OK.
+                Err(status) => {
+                    let _ = tx.send(Err(status)).await;
+                    return;
+                }
             };
             let reply = self.handle_submit(&game_id, submit, omit_state).await;
             let end = reply.is_err();

@@ -375,6 +375,28 @@ async fn an_oversized_message_is_refused_and_others_are_still_served(b: Backend)
     r.shutdown().await;
 }
 
+async fn an_oversized_submit_ends_the_judge_stream_with_out_of_range(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let (game_id, _) = open_simulated(&r, 25).await;
+    let (tx, rx) = judge_stream(&r, TABLE3).await;
+    let mut rx = rx.unwrap();
+    tx.send(attach(&game_id, 0)).await.unwrap();
+    next(&mut rx).await;
+    tx.send(v1::JudgeCommand {
+        kind: Some(v1::judge_command::Kind::Submit(v1::Submit {
+            client_seq: 1,
+            at: 5,
+            body: Some(v1::submit::Body::CommandJson("x".repeat(100_000))),
+        })),
+    })
+    .await
+    .unwrap();
+    let err = rx.message().await.unwrap_err();
+    assert_eq!(err.code(), Code::OutOfRange, "{err:?}");
+    drop((tx, rx));
+    r.shutdown().await;
+}
+
 async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (rec, _) = record(3, 31);
@@ -461,6 +483,38 @@ async fn simulated_tables_play_their_games_to_the_end_at_once(b: Backend) {
     r.shutdown().await;
 }
 
+/// Screens count timers from the commands' `at`: a paced demo table must
+/// stamp the wall clock, not a simulated one from years ago.
+async fn paced_simulated_tables_stamp_the_wall_clock(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut cfg = mafia_judge_client::SimConfig::new(1, 5);
+    cfg.speed = Some(1_000_000.0);
+    cfg.max_commands_per_table = 3;
+    cfg.games_per_table = 1;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    mafia_judge_client::simulate_tables(referee(vec![url(&r)], CHIEF), cfg)
+        .await
+        .unwrap();
+    let mut c = raw(&r).await;
+    let games = c
+        .get_game(with_token(
+            v1::GetGameRequest {
+                game_id: "sim-5.r1.t1.g1".into(),
+                audience: v1::Audience::Judge as i32,
+            },
+            CHIEF,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let last = games.events.last().expect("events").at;
+    assert!(last >= before, "stamped {last}, before the run {before}");
+    r.shutdown().await;
+}
+
 async fn the_public_does_not_see_the_cards_while_the_game_runs(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (game_id, _) = open_simulated(&r, 25).await;
@@ -525,6 +579,7 @@ both_backends!(
     watching_past_the_end_of_a_finished_game_ends_at_once,
     the_public_does_not_see_the_cards_while_the_game_runs,
     simulated_tables_play_their_games_to_the_end_at_once,
+    paced_simulated_tables_stamp_the_wall_clock,
     a_recorded_game_plays_to_the_end_and_every_event_is_stored,
     opening_a_game_twice_is_idempotent_and_a_different_header_conflicts,
     a_resent_command_is_acknowledged_again_and_never_applied_twice,
@@ -535,6 +590,7 @@ both_backends!(
     tokens_are_checked_against_the_table,
     an_unknown_game_is_not_found,
     an_oversized_message_is_refused_and_others_are_still_served,
+    an_oversized_submit_ends_the_judge_stream_with_out_of_range,
     a_finished_game_rejects_further_commands_with_game_over,
     a_watcher_gets_past_and_live_events_until_the_game_ends,
     health_reports_serving,

@@ -45,6 +45,30 @@ pub struct Fixture {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+impl Fixture {
+    /// What Ctrl-C does in the binary: the server's shutdown signal, with
+    /// the hub still running.
+    pub fn signal_shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// The close code the server ends `ws` with, skipping other messages.
+pub async fn close_code(ws: &mut Ws) -> Option<u16> {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .expect("no close within 30 s");
+        match m {
+            Some(Ok(Message::Close(c))) => return c.map(|c| c.code.into()),
+            Some(Ok(_)) => {}
+            None | Some(Err(_)) => return None,
+        }
+    }
+}
+
 impl Drop for Fixture {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {

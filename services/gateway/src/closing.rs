@@ -1,0 +1,92 @@
+//! Orderly shutdown of the WebSocket connections: on Ctrl-C every socket
+//! (raw feed, hall, GraphQL) is closed with 1001 "going away" (FEED.md)
+//! before the process exits, instead of being dropped mid-stream.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// The close code every connection gets when the gateway shuts down.
+pub const GOING_AWAY: u16 = 1001;
+
+/// Shared by every handler: the signal to close, and the connections still
+/// open, so shutdown can wait for their close frames to go out.
+#[derive(Clone, Default)]
+pub struct Closing {
+    signal: CancellationToken,
+    open: TaskTracker,
+}
+
+impl Closing {
+    /// Runs one connection's task, counted until it ends.
+    pub fn track<F>(&self, connection: F) -> impl Future<Output = ()> + Send + 'static
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.open.track_future(connection)
+    }
+
+    /// Resolves when the gateway starts shutting down.
+    pub async fn started(&self) {
+        self.signal.cancelled().await
+    }
+
+    pub fn is_started(&self) -> bool {
+        self.signal.is_cancelled()
+    }
+
+    /// Tells every connection to close, then waits (at most `grace`) for them.
+    pub async fn close_all(&self, grace: Duration) {
+        self.signal.cancel();
+        self.open.close();
+        if tokio::time::timeout(grace, self.open.wait()).await.is_err() {
+            tracing::warn!(
+                open = self.open.len(),
+                "connections still open after the shutdown grace period"
+            );
+        }
+    }
+}
+
+/// The close code for a client frame or message over the size limit.
+pub const TOO_BIG: u16 = 1009;
+
+/// The close frame a failed read deserves: 1009 when the client sent more
+/// than the limit (RFC 6455 §7.4.1), none when the connection is just gone.
+pub fn after_read_error(e: axum::Error) -> Option<axum::extract::ws::CloseFrame> {
+    use tokio_tungstenite::tungstenite::Error;
+    let inner = e.into_inner();
+    match inner.downcast_ref::<Error>() {
+        Some(Error::Capacity(_)) => Some(axum::extract::ws::CloseFrame {
+            code: TOO_BIG,
+            reason: "message too big".into(),
+        }),
+        _ => None,
+    }
+}
+
+/// Resolves on Ctrl-C or, on Unix, SIGTERM (what `docker stop` and systemd
+/// send), so both end in the same orderly shutdown.
+pub async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
