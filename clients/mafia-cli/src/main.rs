@@ -14,6 +14,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod state;
+
 /// Simulated games start at 2026-01-01T00:00:00Z, so that a seed gives the
 /// same files byte for byte on every run.
 const SIM_EPOCH_MS: i64 = 1_767_225_600_000;
@@ -60,6 +62,20 @@ enum Cmd {
         #[arg(long)]
         html: bool,
     },
+    /// The state after a line of a record as an audience sees it: living
+    /// seats, fouls, nominees, the tally, the step and (for the judge) what
+    /// comes next. Exit status 1 if the record breaks before that line.
+    State {
+        file: PathBuf,
+        /// The last line to apply (1 = the header); the whole record if absent.
+        #[arg(long)]
+        at: Option<usize>,
+        #[arg(long, value_enum, default_value = "judge")]
+        audience: state::Who,
+        /// One JSON line: the engine's `GameView`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Simulate one game per rule set; print its protocol and replay summary.
     Demo,
     /// Stream a record to a referee as a table judge would (resumes on its own).
@@ -81,6 +97,12 @@ fn main() -> ExitCode {
             out: dir,
         } => simulate_to(rules, games, seed, &dir).map(|()| true),
         Cmd::Protocol { file, html } => protocol(&file, html, &mut out),
+        Cmd::State {
+            file,
+            at,
+            audience,
+            json,
+        } => state::state(&file, at, audience, json, &mut out),
         Cmd::Demo => demo(&mut out).map(|()| true),
         Cmd::Play(args) => mafia_judge_client::cli::play(&args, &mut out)
             .map(|()| true)

@@ -303,7 +303,7 @@ fn regenerate_records() {
     write_case(&dir, "more_hands_than_living", &text, "already_voted");
 
     let text = cut(RuleSetId::Ua, |g, at| {
-        let Expect::Shots { pending } = g.expected().expect else {
+        let Expect::Shots { pending, .. } = g.expected().expect else {
             return None;
         };
         let by = (pending.len() >= 2).then(|| pending.first())??;

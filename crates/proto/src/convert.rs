@@ -229,6 +229,7 @@ pub fn command_from_proto(c: &v1::Command) -> Result<Command, ConvertError> {
         K::BeautyPick(a) => json!({"type": "beauty_pick", "target": a.target}),
         K::BestMove(a) => json!({"type": "best_move", "seat": a.seat, "named": a.named}),
         K::Undo(_) => json!({"type": "undo"}),
+        K::StartShooting(_) => json!({"type": "start_shooting"}),
     };
     serde_json::from_value(v).map_err(ConvertError::Command)
 }
@@ -289,6 +290,7 @@ pub fn command_to_proto(c: &Command) -> v1::Command {
             named: named.iter().map(n).collect(),
         }),
         Command::Undo => K::Undo(v1::NoArgs {}),
+        Command::StartShooting => K::StartShooting(v1::NoArgs {}),
     };
     v1::Command { kind: Some(kind) }
 }

@@ -149,8 +149,17 @@ struct Round {
     ballots: bool,
 }
 
+/// How a voting round closed.
+#[derive(Clone, Copy)]
+enum RoundEnd<'a> {
+    Counted,
+    Tie(&'a str),
+    /// A removal stopped it before its result.
+    Stopped,
+}
+
 impl Round {
-    fn text(&self, number: usize, tie: Option<&str>) -> String {
+    fn text(&self, number: usize, end: RoundEnd) -> String {
         let mut s = format!("({number}) ");
         s += &self
             .counts
@@ -161,8 +170,12 @@ impl Round {
         if self.ballots && self.abstained > 0 {
             let _ = write!(s, ", abstained / воздержались: {}", self.abstained);
         }
-        if let Some(t) = tie {
-            let _ = write!(s, " — tie / поровну: {t}");
+        match end {
+            RoundEnd::Counted => {}
+            RoundEnd::Tie(t) => {
+                let _ = write!(s, " — tie / поровну: {t}");
+            }
+            RoundEnd::Stopped => s += " — stopped by a removal / остановлено удалением",
         }
         s
     }
@@ -211,16 +224,19 @@ impl Protocol {
         let mut round: Option<Round> = None;
         // Rounds are numbered within the day so that a re-vote reads as one;
         // a round's entry is the only one that starts with its number.
-        let finish = |day: &mut DayRow, round: &mut Option<Round>, tie: Option<&str>| {
+        let finish = |day: &mut DayRow, round: &mut Option<Round>, end: RoundEnd| {
             if let Some(r) = round.take() {
                 let n = day.votes.iter().filter(|v| v.starts_with('(')).count() + 1;
-                day.votes.push(r.text(n, tie));
+                day.votes.push(r.text(n, end));
             }
         };
+        // A removal while a round is open stops it before its result: the
+        // hands counted so far are not a result, so the entry says so.
+        let mut stopped_by_removal = false;
         for env in standing(events) {
             if let Event::DayStarted { day: n, .. } = env.event {
                 if let Some(prev) = days.last_mut() {
-                    finish(prev, &mut round, None);
+                    finish(prev, &mut round, RoundEnd::Counted);
                 }
                 night = false;
                 days.push(DayRow {
@@ -232,7 +248,7 @@ impl Protocol {
             let day = days.last_mut().expect("day 0 is always there");
             match env.event {
                 Event::NightStarted { .. } => {
-                    finish(day, &mut round, None);
+                    finish(day, &mut round, RoundEnd::Counted);
                     night = true;
                 }
                 Event::NightResult { killed } => {
@@ -260,7 +276,8 @@ impl Protocol {
                     }
                 }
                 Event::Candidates { seats } => {
-                    finish(day, &mut round, None);
+                    stopped_by_removal = false;
+                    finish(day, &mut round, RoundEnd::Counted);
                     round = Some(Round {
                         counts: seats.iter().map(|s| (s, 0)).collect(),
                         abstained: 0,
@@ -285,14 +302,14 @@ impl Protocol {
                 }
                 Event::Tie { seats } => {
                     let t = seats_text(seats.iter());
-                    finish(day, &mut round, Some(&t));
+                    finish(day, &mut round, RoundEnd::Tie(&t));
                 }
                 Event::LiftDenied { reason, .. } => {
-                    finish(day, &mut round, None);
+                    finish(day, &mut round, RoundEnd::Counted);
                     day.votes.push(lift_denial_words(reason).to_string());
                 }
                 Event::LiftVoted { hands, passed } => {
-                    finish(day, &mut round, None);
+                    finish(day, &mut round, RoundEnd::Counted);
                     day.votes.push(format!(
                         "lift / подъём: {} — {}",
                         hands.len(),
@@ -304,7 +321,7 @@ impl Protocol {
                     ));
                 }
                 Event::VoteSkipped { reason } => {
-                    finish(day, &mut round, None);
+                    finish(day, &mut round, RoundEnd::Counted);
                     day.votes.push(no_vote_words(reason).to_string());
                 }
                 Event::VoteCalled { yes, held } => day.votes.push(format!(
@@ -322,9 +339,18 @@ impl Protocol {
                     if night {
                         day.night.push(text);
                     } else {
-                        finish(day, &mut round, None);
+                        if round.is_some() {
+                            finish(day, &mut round, RoundEnd::Stopped);
+                            stopped_by_removal = true;
+                        }
                         day.left.push(text);
                     }
+                }
+                // Only a cancellation that stopped a round is written here;
+                // one made before the vote is written when the vote is skipped.
+                Event::VotesCancelled { today: true, .. } if stopped_by_removal => {
+                    stopped_by_removal = false;
+                    day.votes.push(no_vote_words(NoVote::Cancelled).to_string());
                 }
                 Event::OppositeTeamVictory { seat } => {
                     let text = format!("{seat}: victory to the other team / победа другой команде");
@@ -338,7 +364,7 @@ impl Protocol {
             }
         }
         if let Some(day) = days.last_mut() {
-            finish(day, &mut round, None);
+            finish(day, &mut round, RoundEnd::Counted);
         }
         if days[0] == DayRow::default() {
             days.remove(0);
@@ -697,6 +723,65 @@ mod tests {
                 continue;
             }
             events.extend(game.apply(&cmd, 0).unwrap());
+        }
+    }
+
+    /// Plays `rules` until a round of voting has counted some hands or
+    /// ballots, then disqualifies a voter (not a candidate where there is one).
+    fn disqualify_during_a_vote(rules: RuleSetId, seed: u64) -> Option<Protocol> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(rules, &mut rng, 0);
+        let (mut game, mut events) = Game::new(sim.setup.clone(), 0);
+        let temper = Temper::draw(&mut rng);
+        for _ in 0..2_000 {
+            let voting = |g: &Game| {
+                matches!(
+                    g.expected().expect,
+                    Expect::Vote { .. } | Expect::Ballot { .. }
+                )
+            };
+            let was_voting = voting(&game);
+            let cmd = random_command(&game, &temper, &mut rng)?;
+            if matches!(cmd, Command::Undo) {
+                continue;
+            }
+            events.extend(game.apply(&cmd, 0).unwrap());
+            if was_voting && voting(&game) {
+                // club ballots name any living player: all are candidates.
+                let candidates = game.core().candidates;
+                let living = game.core().living();
+                let seat = living
+                    .iter()
+                    .find(|s| !candidates.contains(*s))
+                    .or_else(|| living.iter().last())?;
+                events.extend(game.apply(&Command::Disqualify { seat }, 0).unwrap());
+                return Some(Protocol::new(&header_of(&game), &game, &events));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_vote_stopped_by_a_removal_is_printed_as_stopped_with_its_reason() {
+        for rules in RuleSetId::ALL {
+            let p = (0..50)
+                .find_map(|seed| disqualify_during_a_vote(rules, seed))
+                .unwrap_or_else(|| panic!("{rules:?}: no game reached a vote"));
+            let votes: Vec<&String> = p.days.iter().flat_map(|d| &d.votes).collect();
+            let stopped = votes
+                .iter()
+                .filter(|v| v.ends_with("stopped by a removal / остановлено удалением"))
+                .count();
+            assert_eq!(stopped, 1, "{rules:?}: {votes:?}");
+            let cancels = mafia_rules::params::Params::preset(rules)
+                .removal
+                .before_result_cancels_vote;
+            let cancelled = votes
+                .iter()
+                .any(|v| *v == "vote cancelled by a removal / голосование отменено удалением");
+            // Where a removal does not cancel the vote the round starts over.
+            assert!(cancelled || !cancels, "{rules:?}: {votes:?}");
+            assert!(p.to_markdown().contains("остановлено удалением"));
         }
     }
 

@@ -59,6 +59,7 @@ fn every_command_example_parses_and_every_command_type_has_one() {
         "ballot",
         "lift",
         "end_last_words",
+        "start_shooting",
         "shot",
         "don_check",
         "sheriff_check",

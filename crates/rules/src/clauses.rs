@@ -105,6 +105,15 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::NotInRuleSet, Ua) => "003 §7.1",
         (Code::NotInRuleSet, Club) => "004 \"Игрок во время игры получает фол (предупреждение)\"",
 
+        // "An exception is the first game night" / "the Sheriff waking on the
+        // first night is forbidden"; classic and minsk2017 give night 0 to
+        // the Sheriff's look or sign only; club's Commissar only shows his role.
+        (Code::NoSheriffCheckOnNight0, Rfm) => "000 §4.5.9",
+        (Code::NoSheriffCheckOnNight0, Classic) => "001 §3.2.3",
+        (Code::NoSheriffCheckOnNight0, Minsk2017) => "002 §4.2.4",
+        (Code::NoSheriffCheckOnNight0, Ua) => "003 §3.7",
+        (Code::NoSheriffCheckOnNight0, Club) => "004 \"НОЧЬ\"",
+
         (Code::NothingToUndo, Rfm) => "000 §7.1.2",
         (Code::NothingToUndo, Classic) => "001 §1.2",
         (Code::NothingToUndo, Minsk2017) => "002 §1.2",

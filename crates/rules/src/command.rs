@@ -82,6 +82,9 @@ pub enum Command {
     EndLastWords {
         seat: Seat,
     },
+    /// The judge's "mafia, shoot": the shooting count begins. Optional: the
+    /// first shot implies it (records written before it existed).
+    StartShooting,
     /// A black player's shot; `None` when he did not shoot.
     Shot {
         by: Seat,

@@ -262,6 +262,9 @@ pub enum Event {
         hands: SeatSet,
         passed: bool,
     },
+    /// The judge said "mafia, shoot". A night without it began its
+    /// shooting at its first `ShotFired`.
+    ShootingStarted,
     ShotFired {
         by: Seat,
         target: Option<Seat>,
@@ -342,6 +345,7 @@ impl Event {
     pub fn is_public(&self) -> bool {
         match self {
             Event::Dealt { .. }
+            | Event::ShootingStarted
             | Event::ShotFired { .. }
             | Event::NightResult { .. }
             | Event::DonChecked { .. }

@@ -450,6 +450,7 @@ impl<'a> Tx<'a> {
                 }
                 Ok(())
             }
+            Command::StartShooting => self.start_shooting(),
             Command::Shot { by, target } => self.shoot(by, target),
             Command::DonCheck { target } => {
                 self.need_night_action(NightAction::DonCheck)?;
@@ -459,6 +460,13 @@ impl<'a> Tx<'a> {
                 Ok(())
             }
             Command::SheriffCheck { target } => {
+                if let Step::Night0 { .. } = c.step {
+                    return Err(self.err(
+                        Code::NoSheriffCheckOnNight0,
+                        "the Sheriff does not check on night 0".into(),
+                        "в нулевую ночь Шериф не проверяет".into(),
+                    ));
+                }
                 self.need_night_action(NightAction::SheriffCheck)?;
                 let black = target.is_some_and(|t| c.role(t).team() == Team::Black);
                 self.emit(Event::SheriffChecked { target, black });

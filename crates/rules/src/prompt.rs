@@ -49,9 +49,12 @@ pub enum Expect {
     BeautyPick {
         beauty: Seat,
     },
-    /// These black players have yet to shoot (`shot`).
+    /// These black players have yet to shoot (`shot`); before `started`
+    /// the judge says "mafia, shoot" (`start_shooting`), which the first
+    /// shot implies.
     Shots {
         pending: SeatSet,
+        started: bool,
     },
     DonCheck {
         don: Seat,
@@ -164,6 +167,7 @@ impl Game {
                                     && !c.shot.contains(*s)
                             })
                             .collect(),
+                        started: c.shooting_started,
                     },
                     NightAction::DonCheck => Expect::DonCheck {
                         don: role_seat(crate::Role::Don)?,

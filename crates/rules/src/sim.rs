@@ -159,7 +159,7 @@ pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Opti
         Expect::BeautyPick { .. } => Command::BeautyPick {
             target: pick(rng, living),
         },
-        Expect::Shots { pending } => {
+        Expect::Shots { pending, .. } => {
             let by = pick(rng, pending)?;
             let agreed = Seat::all().find_map(|s| {
                 if c.shot.contains(s) {

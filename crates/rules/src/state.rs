@@ -89,6 +89,9 @@ pub struct Core {
     pub words_due: SeatList,
     pub rollcall_start: Seat,
     pub shot: SeatSet,
+    /// The shooting count of this night has begun ("mafia, shoot", or
+    /// implied by the first shot).
+    pub shooting_started: bool,
     pub shot_target: [Option<Seat>; SEATS],
     pub picked: Option<Seat>,
     /// The Beauty's pick and the day he must stay silent.
@@ -136,6 +139,7 @@ impl Core {
             words_due: SeatList::EMPTY,
             rollcall_start: Seat::from_index(0),
             shot: SeatSet::EMPTY,
+            shooting_started: false,
             shot_target: [None; SEATS],
             picked: None,
             silenced: None,
@@ -250,6 +254,7 @@ impl Core {
                 self.removed_tonight = SeatSet::EMPTY;
                 self.picked = None;
                 self.shot = SeatSet::EMPTY;
+                self.shooting_started = false;
                 self.shot_target = [None; SEATS];
                 self.quiet = quiet;
                 self.departed = false;
@@ -333,7 +338,9 @@ impl Core {
                 self.tie_spoken = SeatSet::EMPTY;
             }
             Event::LiftDenied { .. } | Event::LiftVoted { .. } => self.vote_done = true,
+            Event::ShootingStarted => self.shooting_started = true,
             Event::ShotFired { by, target } => {
+                self.shooting_started = true;
                 self.shot.insert(by);
                 self.shot_target[by.index()] = target;
             }

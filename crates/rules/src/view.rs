@@ -50,6 +50,10 @@ pub struct GameView {
     /// The current step; at night the public sees only `night`.
     pub step: Option<Step>,
     pub step_started_at: Option<i64>,
+    /// The judge has said "mafia, shoot" tonight (or a shot implied it);
+    /// the public learns nothing of the night.
+    #[serde(default)]
+    pub shooting_started: bool,
     pub speech_started_at: Option<i64>,
     pub seats: Vec<SeatView>,
     pub nominees: SeatList,
@@ -124,6 +128,7 @@ impl Game {
             when: c.when(),
             step: (!(hide && night)).then_some(c.step),
             step_started_at: (!(hide && night)).then_some(c.step_started_at),
+            shooting_started: !hide && night && c.shooting_started,
             speech_started_at: c.speech_started_at,
             seats,
             nominees: c.nominees,

@@ -47,6 +47,9 @@ pub enum Code {
     NotInRuleSet,
     /// There is no accepted command of the current phase to undo.
     NothingToUndo,
+    /// The Sheriff does not check on the meeting night (night 0): each book
+    /// forbids it in its own clause, not only by the order of the phases.
+    NoSheriffCheckOnNight0,
 }
 
 impl Code {
@@ -71,6 +74,7 @@ impl Code {
             Code::BadBestMove => "bad_best_move",
             Code::NotInRuleSet => "not_in_rule_set",
             Code::NothingToUndo => "nothing_to_undo",
+            Code::NoSheriffCheckOnNight0 => "no_sheriff_check_on_night0",
         }
     }
 

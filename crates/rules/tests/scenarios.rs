@@ -1274,3 +1274,99 @@ fn rfm_4_4_16_exception_2_the_closing_speakers_sole_nominee_stands_despite_a_rem
         assert_eq!(!t.alive(8), stands, "{id}");
     }
 }
+
+#[test]
+fn rfm_4_5_9_classic_3_2_3_minsk2017_4_2_4_ua_3_7_no_sheriff_check_on_night_0() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.5.9"),
+        (Classic, "001 §3.2.3"),
+        (Minsk2017, "002 §4.2.4"),
+        (Ua, "003 §3.7"),
+        (Club, "004 \"НОЧЬ\""),
+    ] {
+        let mut t = table(rules);
+        let v = t.err(Command::SheriffCheck { target: Some(s(3)) });
+        assert_eq!(
+            (v.code, v.clause.as_str()),
+            (Code::NoSheriffCheckOnNight0, clause),
+            "{rules:?}"
+        );
+    }
+}
+
+// ---- the start of the shooting (ua §5.6, rfm §5.17) ------------------------
+
+/// Plays to the first night's shooting step.
+fn to_the_shooting(rules: RuleSetId) -> Table {
+    let mut t = table(rules);
+    t.play_night0();
+    t.speeches(&[]);
+    loop {
+        match t.prompt() {
+            Expect::Shots { .. } => return t,
+            Expect::VoteCall { .. } => {
+                t.ok(Command::VoteCall { yes: set(&[]) });
+            }
+            Expect::BeautyPick { .. } => {
+                t.ok(Command::BeautyPick { target: None });
+            }
+            Expect::SheriffCheck { .. } => {
+                t.ok(Command::SheriffCheck { target: None });
+            }
+            other => panic!("{rules:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn ua_5_6_rfm_5_17_mafia_shoot_starts_the_shooting_in_prompt_and_views() {
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_shooting(rules);
+        assert!(
+            matches!(t.prompt(), Expect::Shots { started: false, .. }),
+            "{rules:?}"
+        );
+        assert!(!t.g.view(Audience::Judge).shooting_started);
+        let ev = t.ok(Command::StartShooting);
+        assert_eq!(ev, vec![Event::ShootingStarted], "{rules:?}");
+        assert!(
+            matches!(t.prompt(), Expect::Shots { started: true, .. }),
+            "{rules:?}"
+        );
+        assert!(t.g.view(Audience::Judge).shooting_started);
+        assert!(t.g.view(Audience::Broadcast).shooting_started);
+        // The public learns nothing of the night.
+        assert!(!t.g.view(Audience::Public).shooting_started);
+        assert_eq!(Event::ShootingStarted.for_audience(Audience::Public), None);
+        // Said once a night.
+        assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
+        t.night(None);
+        assert!(!t.g.view(Audience::Judge).shooting_started);
+    }
+}
+
+#[test]
+fn ua_5_6_a_night_without_mafia_shoot_began_its_shooting_at_the_first_shot() {
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_shooting(rules);
+        let Expect::Shots { pending, .. } = t.prompt() else {
+            unreachable!()
+        };
+        let by = pending.first().unwrap();
+        let ev = t.ok(Command::Shot { by, target: None });
+        // Records written before the command replay to the same events.
+        assert_eq!(ev[0], Event::ShotFired { by, target: None }, "{rules:?}");
+        if let Expect::Shots { started, .. } = t.prompt() {
+            assert!(started, "{rules:?}");
+            assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
+        }
+    }
+}
+
+#[test]
+fn mafia_shoot_is_refused_outside_the_shooting() {
+    let mut t = table(Classic);
+    assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
+    t.play_night0();
+    assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
+}

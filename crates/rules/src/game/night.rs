@@ -3,6 +3,19 @@
 use super::*;
 
 impl Tx<'_> {
+    /// "Mafia, shoot": from here a violation is one "during the shooting"
+    /// (ua §5.6, rfm §5.17).
+    pub(super) fn start_shooting(&mut self) -> Check {
+        self.need_night_action(NightAction::Shooting)?;
+        if self.c().shooting_started {
+            return Err(
+                self.wrong_phase("starting the shooting again", "повторное начало стрельбы")
+            );
+        }
+        self.emit(Event::ShootingStarted);
+        Ok(())
+    }
+
     pub(super) fn shoot(&mut self, by: Seat, target: Option<Seat>) -> Check {
         self.need_night_action(NightAction::Shooting)?;
         let c = *self.c();

@@ -231,7 +231,7 @@ impl Table {
                 Expect::BeautyPick { .. } => {
                     self.ok(Command::BeautyPick { target: None });
                 }
-                Expect::Shots { pending } => {
+                Expect::Shots { pending, .. } => {
                     for by in pending.iter() {
                         self.ok(Command::Shot {
                             by,
