@@ -67,6 +67,7 @@ pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, K
     match head.to_ascii_lowercase().as_str() {
         "." => next(expect).map(|c| vec![c]),
         "u" | "undo" => one(Command::Undo),
+        "ms" => one(Command::StartShooting),
         "s" => one(Command::StartSpeech {
             seat: speaker(expect).ok_or(KeyError::Usage("nobody is speaking"))?,
         }),
@@ -115,7 +116,7 @@ pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, K
         "k" => match rest.as_slice() {
             [t] => {
                 let target = maybe_seat(t)?;
-                let Some(Expect::Shots { pending }) = expect else {
+                let Some(Expect::Shots { pending, .. }) = expect else {
                     return Err(KeyError::Usage("k B T: nobody is to shoot now"));
                 };
                 Ok(pending
@@ -282,6 +283,7 @@ mod tests {
     fn one_shot_line_is_a_shot_for_every_black_player_yet_to_shoot() {
         let e = Expect::Shots {
             pending: [s(2), s(9)].into_iter().collect(),
+            started: true,
         };
         let got = parse_line("k 5", Some(&e)).unwrap();
         assert_eq!(
