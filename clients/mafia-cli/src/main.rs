@@ -82,6 +82,9 @@ enum Cmd {
     Play(mafia_judge_client::cli::PlayArgs),
     /// Run N simulated tables against a referee: the demo driver and load generator.
     Sim(mafia_judge_client::cli::SimArgs),
+    /// Judge a live game on a referee from the terminal: one shorthand line
+    /// per action (`?` lists them), each checked by the referee.
+    Judge(mafia_judge_client::cli::JudgeArgs),
 }
 
 fn main() -> ExitCode {
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Cmd::Sim(args) => mafia_judge_client::cli::sim(&args, &mut out)
             .map(|()| true)
             .map_err(Into::into),
+        Cmd::Judge(args) => mafia_judge_client::cli::judge(&args, &mut out).map_err(Into::into),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,

@@ -144,3 +144,54 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write) -> Result<(), ClientError> {
     let _ = writeln!(out, "reconnects: {}", report.reconnects);
     Ok(())
 }
+
+/// Judge a live game from the terminal, one shorthand line per action.
+#[derive(clap::Args, Debug, Clone)]
+pub struct JudgeArgs {
+    #[command(flatten)]
+    pub conn: Connection,
+    /// The game to judge (the id OpenGame returned).
+    #[arg(long, conflicts_with = "open", required_unless_present = "open")]
+    pub game: Option<String>,
+    /// Open the game of this record's header (its first line) and judge it.
+    #[arg(long)]
+    pub open: Option<PathBuf>,
+}
+
+/// `mafia judge`: reads the judge's lines from stdin. Ok(true) when the
+/// game ended.
+pub fn judge(args: &JudgeArgs, out: &mut dyn Write) -> Result<bool, ClientError> {
+    let target = match (&args.game, &args.open) {
+        (Some(id), _) => crate::console::Target::Game(id.clone()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| ClientError::Record {
+                line: 0,
+                reason: format!("{}: {e}", path.display()),
+            })?;
+            let first = text.lines().next().unwrap_or_default();
+            let header: mafia_record::Header =
+                serde_json::from_str(first).map_err(|e| ClientError::Record {
+                    line: 1,
+                    reason: format!("not a record header: {e}"),
+                })?;
+            crate::console::Target::Open(Box::new(header))
+        }
+        (None, None) => {
+            return Err(ClientError::Record {
+                line: 0,
+                reason: "give --game ID or --open RECORD".into(),
+            })
+        }
+    };
+    let referee = args.conn.referee()?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64)
+    };
+    let report =
+        runtime()?.block_on(crate::console::run(referee, target, &mut input, out, &now))?;
+    Ok(report.over)
+}

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod connect;
+pub mod console;
 pub mod keys;
 pub mod play;
 pub mod session;
