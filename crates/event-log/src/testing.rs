@@ -318,3 +318,50 @@ pub fn unique_prefix(tag: &str) -> String {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     )
 }
+
+/// Socket options of this process's own connections, read back from the
+/// kernel, for tests of what a server sets on the sockets it accepts.
+pub mod net {
+    use std::net::{IpAddr, SocketAddr};
+
+    /// TCP_NODELAY on the server's side of the connection `client` →
+    /// `server`, both in this process (IPv4 loopback): the accepted socket
+    /// is found through /proc/net/tcp and /proc/self/fd and read with
+    /// getsockopt. `None` when no such socket is open here.
+    pub fn accepted_nodelay(
+        server: SocketAddr,
+        client: SocketAddr,
+    ) -> std::io::Result<Option<bool>> {
+        let want = (hex_addr(server), hex_addr(client));
+        let table = std::fs::read_to_string("/proc/net/tcp")?;
+        let inode = table.lines().skip(1).find_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            (f.len() > 9 && (f[1], f[2]) == (want.0.as_str(), want.1.as_str()))
+                .then(|| f[9].to_owned())
+        });
+        let Some(inode) = inode else { return Ok(None) };
+        let link = format!("socket:[{inode}]");
+        for entry in std::fs::read_dir("/proc/self/fd")? {
+            let entry = entry?;
+            if std::fs::read_link(entry.path()).is_ok_and(|l| l.to_string_lossy() == link) {
+                let Ok(fd) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                    continue;
+                };
+                // SAFETY: the fd is open in this process (just listed) and is
+                // only borrowed for one getsockopt.
+                let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                return socket2::SockRef::from(&fd).tcp_nodelay().map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The kernel's /proc/net/tcp form of an IPv4 address: "0100007F:1F90".
+    fn hex_addr(a: SocketAddr) -> String {
+        let ip = match a.ip() {
+            IpAddr::V4(v4) => u32::from_le_bytes(v4.octets()),
+            IpAddr::V6(_) => 0,
+        };
+        format!("{ip:08X}:{:04X}", a.port())
+    }
+}

@@ -30,6 +30,12 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let closing = state.closing.clone();
     let app = router(state);
+    // Small frames to many clients: Nagle would hold each one back.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
     let served = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

@@ -92,3 +92,22 @@ async fn the_clock_endpoint_gives_the_gateways_time_for_screen_timers() {
         "{server_ms} vs {ours}"
     );
 }
+
+/// issue 15: small frames to many clients must not wait for Nagle.
+#[tokio::test]
+async fn every_accepted_socket_has_tcp_nodelay() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
+    let mut client = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+    let local = client.local_addr().unwrap();
+    // An answer on this connection means the server has accepted it.
+    client
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let n = client.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    let nodelay = mafia_event_log::testing::net::accepted_nodelay(fx.addr, local).unwrap();
+    assert_eq!(nodelay, Some(true));
+}

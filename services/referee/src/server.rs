@@ -147,7 +147,7 @@ pub async fn start(
     .max_decoding_message_size(opts.max_message_bytes)
     .max_encoding_message_size(opts.max_message_bytes.max(1024 * 1024));
 
-    let mut builder = Server::builder().tcp_nodelay(true);
+    let mut builder = Server::builder();
     if let Some((cert, key)) = &opts.tls {
         builder =
             builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
@@ -157,6 +157,16 @@ pub async fn start(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(referee);
+    // tonic's `.tcp_nodelay(true)` applies only to listeners it binds: set
+    // it on every accepted socket, or each unary reply's trailer waits ~40 ms
+    // for Nagle.
+    let incoming = tokio_stream::StreamExt::map(TcpListenerStream::new(listener), |s| {
+        s.inspect(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "could not set TCP_NODELAY");
+            }
+        })
+    });
     let mut stop = shutdown_rx.clone();
     let server = tokio::spawn(async move {
         let signal = async move {
@@ -165,9 +175,7 @@ pub async fn start(
                 .set_not_serving::<RefereeServer<RefereeService>>()
                 .await;
         };
-        router
-            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal)
-            .await
+        router.serve_with_incoming_shutdown(incoming, signal).await
     });
     tracing::info!(%addr, owner = %opts.owner, tls = opts.tls.is_some(), "referee listening");
     Ok(RunningReferee {

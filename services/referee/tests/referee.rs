@@ -397,6 +397,27 @@ async fn an_oversized_submit_ends_the_judge_stream_with_out_of_range(b: Backend)
     r.shutdown().await;
 }
 
+/// issue 15: tonic ignores `.tcp_nodelay` for an incoming stream; without
+/// it every unary reply's trailer waits ~40 ms for Nagle.
+async fn every_accepted_socket_has_tcp_nodelay(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let client = tokio::net::TcpStream::connect(r.addr).await.unwrap();
+    let local = client.local_addr().unwrap();
+    let mut nodelay = None;
+    // The accept runs on the server's task: wait for the socket to exist.
+    for _ in 0..200 {
+        nodelay = mafia_event_log::testing::net::accepted_nodelay(r.addr, local).unwrap();
+        if nodelay.is_some() {
+            break;
+        }
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(nodelay, Some(true));
+    drop(client);
+    r.shutdown().await;
+}
+
 async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (rec, _) = record(3, 31);
@@ -591,6 +612,7 @@ both_backends!(
     an_unknown_game_is_not_found,
     an_oversized_message_is_refused_and_others_are_still_served,
     an_oversized_submit_ends_the_judge_stream_with_out_of_range,
+    every_accepted_socket_has_tcp_nodelay,
     a_finished_game_rejects_further_commands_with_game_over,
     a_watcher_gets_past_and_live_events_until_the_game_ends,
     health_reports_serving,
