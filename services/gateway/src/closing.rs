@@ -5,6 +5,8 @@
 use std::future::Future;
 use std::time::Duration;
 
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
+use futures::{Sink, SinkExt};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -33,10 +35,6 @@ impl Closing {
         self.signal.cancelled().await
     }
 
-    pub fn is_started(&self) -> bool {
-        self.signal.is_cancelled()
-    }
-
     /// Tells every connection to close, then waits (at most `grace`) for them.
     pub async fn close_all(&self, grace: Duration) {
         self.signal.cancel();
@@ -53,16 +51,29 @@ impl Closing {
 /// The close code for a client frame or message over the size limit.
 pub const TOO_BIG: u16 = 1009;
 
+/// A close frame with a fixed reason.
+pub fn frame(code: u16, reason: &'static str) -> CloseFrame {
+    CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    }
+}
+
+/// Sends `frame` as the connection's last message, giving up after
+/// `within`: a client that stopped reading must not hold the task.
+pub async fn send_close<S>(tx: &mut S, within: Duration, frame: CloseFrame)
+where
+    S: Sink<Message> + Unpin,
+{
+    let _ = tokio::time::timeout(within, tx.send(Message::Close(Some(frame)))).await;
+}
+
 /// The close frame a failed read deserves: 1009 when the client sent more
 /// than the limit (RFC 6455 §7.4.1), none when the connection is just gone.
-pub fn after_read_error(e: axum::Error) -> Option<axum::extract::ws::CloseFrame> {
+pub fn after_read_error(e: axum::Error) -> Option<CloseFrame> {
     use tokio_tungstenite::tungstenite::Error;
-    let inner = e.into_inner();
-    match inner.downcast_ref::<Error>() {
-        Some(Error::Capacity(_)) => Some(axum::extract::ws::CloseFrame {
-            code: TOO_BIG,
-            reason: "message too big".into(),
-        }),
+    match e.into_inner().downcast_ref::<Error>() {
+        Some(Error::Capacity(_)) => Some(frame(TOO_BIG, "message too big")),
         _ => None,
     }
 }

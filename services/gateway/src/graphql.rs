@@ -620,14 +620,8 @@ async fn serve_ws(
     loop {
         tokio::select! {
             _ = closing.started() => {
-                let _ = tokio::time::timeout(
-                    send_timeout,
-                    tx.send(Message::Close(Some(CloseFrame {
-                        code: crate::closing::GOING_AWAY,
-                        reason: "server shutting down".into(),
-                    }))),
-                )
-                .await;
+                let going_away = crate::closing::frame(crate::closing::GOING_AWAY, "server shutting down");
+                crate::closing::send_close(&mut tx, send_timeout, going_away).await;
                 return;
             }
             m = rx.next() => {
@@ -636,7 +630,7 @@ async fn serve_ws(
                     Some(Ok(Message::Close(_))) | None => return,
                     Some(Err(e)) => {
                         if let Some(frame) = crate::closing::after_read_error(e) {
-                            let _ = tokio::time::timeout(send_timeout, tx.send(Message::Close(Some(frame)))).await;
+                            crate::closing::send_close(&mut tx, send_timeout, frame).await;
                         }
                         return;
                     }
@@ -659,14 +653,8 @@ async fn serve_ws(
                     }
                     Intercept::Stop(_) | Intercept::Forward => {
                         if in_tx.try_send(bytes).is_err() {
-                            let _ = tokio::time::timeout(
-                                send_timeout,
-                                tx.send(Message::Close(Some(CloseFrame {
-                                    code: 1008,
-                                    reason: "too many messages".into(),
-                                }))),
-                            )
-                            .await;
+                            let flood = crate::closing::frame(1008, "too many messages");
+                            crate::closing::send_close(&mut tx, send_timeout, flood).await;
                             return;
                         }
                     }
@@ -675,11 +663,8 @@ async fn serve_ws(
             m = gql.next() => match m {
                 Some(WsMessage::Text(t)) => send!(Message::Text(t.into())),
                 Some(WsMessage::Close(code, reason)) => {
-                    let _ = tokio::time::timeout(
-                        send_timeout,
-                        tx.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))),
-                    )
-                    .await;
+                    let frame = CloseFrame { code, reason: reason.into() };
+                    crate::closing::send_close(&mut tx, send_timeout, frame).await;
                     return;
                 }
                 None => return,

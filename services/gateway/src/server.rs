@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::{Access, AuthError, Tokens};
-use crate::closing::{Closing, GOING_AWAY};
+use crate::closing::{frame, send_close, Closing, GOING_AWAY};
 use crate::hub::{Ended, Hub, HubError, Subscription};
 
 /// Tuning for the HTTP side.
@@ -225,16 +225,10 @@ async fn run<F>(
     ping.tick().await;
     let mut last_seen = Instant::now();
     let mut cutbacks = 0;
-    let close = |code: u16, reason: &'static str| {
-        Message::Close(Some(CloseFrame {
-            code,
-            reason: Utf8Bytes::from_static(reason),
-        }))
-    };
     loop {
         tokio::select! {
             _ = closing.started() => {
-                let _ = tokio::time::timeout(send_timeout, tx.send(close(GOING_AWAY, "server shutting down"))).await;
+                send_close(&mut tx, send_timeout, frame(GOING_AWAY, "server shutting down")).await;
                 return;
             }
             m = sub.recv() => match m {
@@ -243,7 +237,7 @@ async fn run<F>(
                     cutbacks += 1;
                     let next = (cutbacks <= config.max_cutbacks).then(&resubscribe).flatten();
                     let Some(mut next) = next else {
-                        let _ = tokio::time::timeout(send_timeout, tx.send(close(1008, "too slow"))).await;
+                        send_close(&mut tx, send_timeout, frame(1008, "too slow")).await;
                         return;
                     };
                     tracing::debug!(cutbacks, "slow client cut back to a snapshot");
@@ -253,13 +247,13 @@ async fn run<F>(
                     sub = next;
                 }
                 Err(Ended::Closed) => {
-                    let _ = tokio::time::timeout(send_timeout, tx.send(close(GOING_AWAY, "server closing"))).await;
+                    send_close(&mut tx, send_timeout, frame(GOING_AWAY, "server closing")).await;
                     return;
                 }
             },
             _ = ping.tick() => {
                 if last_seen.elapsed() > config.idle_timeout {
-                    let _ = tokio::time::timeout(send_timeout, tx.send(close(1000, "idle"))).await;
+                    send_close(&mut tx, send_timeout, frame(1000, "idle")).await;
                     return;
                 }
                 send!(Message::Ping(Bytes::new()));
@@ -268,7 +262,7 @@ async fn run<F>(
                 Some(Ok(Message::Close(_))) | None => return,
                 Some(Err(e)) => {
                     if let Some(frame) = crate::closing::after_read_error(e) {
-                        let _ = tokio::time::timeout(send_timeout, tx.send(Message::Close(Some(frame)))).await;
+                        send_close(&mut tx, send_timeout, frame).await;
                     }
                     return;
                 }
@@ -281,9 +275,7 @@ async fn run<F>(
 /// The gateway's wall clock, for screens to count timers against the
 /// server's time rather than the viewer's.
 async fn api_clock() -> Response {
-    let server_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+    let server_ms = crate::hub::unix_ms();
     (
         [(header::CACHE_CONTROL, "no-store")],
         Json(json!({ "server_ms": server_ms })),

@@ -13,13 +13,18 @@ use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-#[tokio::test]
-async fn shutdown_closes_every_websocket_with_going_away() {
-    let mut fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
+/// A gateway following one game, "cup-t1", 10 events in.
+async fn with_a_table(fx: &Fixture) {
     let sim = game(RuleSetId::Rfm, 5);
     create(&fx.log, "cup-t1", &sim, 1).await;
     append(&fx.log, "cup-t1", &sim.events[..10]).await;
     until(&fx.hub, |h| h.has_table("cup-t1")).await;
+}
+
+#[tokio::test]
+async fn shutdown_closes_every_websocket_with_going_away() {
+    let mut fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
+    with_a_table(&fx).await;
 
     let mut raw = connect(fx.addr, "/ws/table/cup-t1").await;
     next_json(&mut raw).await;
@@ -51,10 +56,7 @@ async fn shutdown_closes_every_websocket_with_going_away() {
 #[tokio::test]
 async fn a_client_message_over_the_limit_is_closed_with_1009() {
     let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
-    let sim = game(RuleSetId::Rfm, 5);
-    create(&fx.log, "cup-t1", &sim, 1).await;
-    append(&fx.log, "cup-t1", &sim.events[..10]).await;
-    until(&fx.hub, |h| h.has_table("cup-t1")).await;
+    with_a_table(&fx).await;
     let mut raw = connect(fx.addr, "/ws/table/cup-t1").await;
     next_json(&mut raw).await;
     raw.send(Message::Text("x".repeat(200_000).into()))

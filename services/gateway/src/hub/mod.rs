@@ -126,10 +126,16 @@ fn now() -> Now {
     Now {
         // tokio's clock, so that tests can pause and advance it.
         at: tokio::time::Instant::now().into_std(),
-        unix_ms: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64),
+        unix_ms: unix_ms(),
     }
+}
+
+/// The wall clock in ms since the epoch: what judges stamp on commands,
+/// so what screens count timers against (`GET /api/clock`).
+pub fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl Hub {
