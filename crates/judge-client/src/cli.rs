@@ -168,13 +168,8 @@ pub fn judge(args: &JudgeArgs, out: &mut dyn Write) -> Result<bool, ClientError>
                 line: 0,
                 reason: format!("{}: {e}", path.display()),
             })?;
-            let first = text.lines().next().unwrap_or_default();
-            let header: mafia_record::Header =
-                serde_json::from_str(first).map_err(|e| ClientError::Record {
-                    line: 1,
-                    reason: format!("not a record header: {e}"),
-                })?;
-            crate::console::Target::Open(Box::new(header))
+            let record = crate::parse_record(&text)?;
+            crate::console::Target::Open(Box::new(record.header))
         }
         (None, None) => {
             return Err(ClientError::Record {
@@ -186,12 +181,12 @@ pub fn judge(args: &JudgeArgs, out: &mut dyn Write) -> Result<bool, ClientError>
     let referee = args.conn.referee()?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64)
-    };
-    let report =
-        runtime()?.block_on(crate::console::run(referee, target, &mut input, out, &now))?;
+    let report = runtime()?.block_on(crate::console::run(
+        referee,
+        target,
+        &mut input,
+        out,
+        &crate::sim::wall_clock_ms,
+    ))?;
     Ok(report.over)
 }

@@ -140,6 +140,19 @@ impl Referee {
         }
     }
 
+    /// Opens (or finds again: OpenGame is idempotent) the game `req`
+    /// describes, retrying as [`Referee::with_retry`] does.
+    pub async fn open_game(
+        &mut self,
+        req: mafia_proto::v1::OpenGameRequest,
+    ) -> Result<mafia_proto::v1::OpenGameResponse, ClientError> {
+        self.with_retry(|mut c| {
+            let req = req.clone();
+            async move { c.open_game(req).await.map(|r| r.into_inner()) }
+        })
+        .await
+    }
+
     pub fn config(&self) -> &ClientConfig {
         &self.cfg
     }

@@ -13,7 +13,7 @@ use mafia_rules::view::GameView;
 use mafia_rules::{Expect, Prompt};
 
 use crate::connect::Referee;
-use crate::keys::{parse_line, LEGEND};
+use crate::keys::{parse_line, seat_numbers, LEGEND};
 use crate::session::{JudgeSession, Reply};
 use crate::ClientError;
 
@@ -48,12 +48,8 @@ pub async fn run(
     let game_id = match target {
         Target::Game(id) => id,
         Target::Open(header) => {
-            let req = request_from_header(&header, now());
             referee
-                .with_retry(|mut c| {
-                    let req = req.clone();
-                    async move { c.open_game(req).await.map(|r| r.into_inner()) }
-                })
+                .open_game(request_from_header(&header, now()))
                 .await?
                 .game_id
         }
@@ -133,12 +129,11 @@ fn render(state: Option<&v1::GameState>, out: &mut dyn Write) -> std::io::Result
     }
     writeln!(out, "seats: {}", seats.trim_end())?;
     if !view.nominees.is_empty() {
-        let n: Vec<String> = view
-            .nominees
-            .iter()
-            .map(|s| s.number().to_string())
-            .collect();
-        writeln!(out, "nominees: {}", n.join(", "))?;
+        writeln!(
+            out,
+            "nominees: {}",
+            seat_numbers(view.nominees.iter(), ", ")
+        )?;
     }
     if let Some(p) = prompt_of(state) {
         let secs = p.secs.map(|s| format!(" ({s} s)")).unwrap_or_default();
@@ -149,11 +144,7 @@ fn render(state: Option<&v1::GameState>, out: &mut dyn Write) -> std::io::Result
 
 /// What the referee expects, in the judge's words.
 pub fn describe(e: &Expect) -> String {
-    let seats = |it: &mut dyn Iterator<Item = mafia_rules::Seat>| {
-        it.map(|s| s.number().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let seats = |it: &mut dyn Iterator<Item = mafia_rules::Seat>| seat_numbers(it, ", ");
     match e {
         Expect::Night0 { step } => format!("night 0: {step:?} (Enter when done)"),
         Expect::Speech {

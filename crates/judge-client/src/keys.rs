@@ -4,6 +4,7 @@
 //! terminal console and its tests share it, and a line that does not parse
 //! changes nothing.
 
+use mafia_proto::convert::{command_from_json, command_to_json};
 use mafia_rules::{Command, Expect, PenaltyKind, Seat, SeatList, SeatSet};
 
 /// The legend shown on screen; one entry per shorthand.
@@ -54,7 +55,7 @@ pub enum KeyError {
 pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, KeyError> {
     let line = line.trim();
     if line.starts_with('{') {
-        return serde_json::from_str(line)
+        return command_from_json(line)
             .map(|c| vec![c])
             .map_err(|e| KeyError::Json(e.to_string()));
     }
@@ -184,11 +185,7 @@ pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, K
 /// `expect`: what a judge would type, and what the console's tests type.
 /// Falls back to the command's JSON, which every prompt accepts.
 pub fn shorthand(cmd: &Command, expect: Option<&Expect>) -> String {
-    let seats = |it: &mut dyn Iterator<Item = Seat>| {
-        it.map(|s| s.number().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let seats = |it: &mut dyn Iterator<Item = Seat>| seat_numbers(it, " ");
     let target = |t: &Option<Seat>| t.map_or_else(|| "-".to_owned(), |s| s.number().to_string());
     let line = match cmd {
         Command::EndSpeech {
@@ -248,7 +245,15 @@ pub fn shorthand(cmd: &Command, expect: Option<&Expect>) -> String {
         Command::Undo => Some("u".into()),
         _ => None,
     };
-    line.unwrap_or_else(|| serde_json::to_string(cmd).expect("commands serialize"))
+    line.unwrap_or_else(|| command_to_json(cmd))
+}
+
+/// Seat numbers as the judge reads and types them: "3 7 10".
+pub fn seat_numbers(seats: impl Iterator<Item = Seat>, sep: &str) -> String {
+    seats
+        .map(|s| s.number().to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 /// What a bare Enter means for the prompt.

@@ -60,12 +60,7 @@ pub async fn play(
 ) -> Result<PlayReport, ClientError> {
     let open_at = record.commands.first().map(|c| c.1).unwrap_or(0);
     let req = request_from_header(&record.header, open_at);
-    let opened = referee
-        .with_retry(|mut c| {
-            let req = req.clone();
-            async move { c.open_game(req).await.map(|r| r.into_inner()) }
-        })
-        .await?;
+    let opened = referee.open_game(req).await?;
     let mut session = JudgeSession::attach(referee, &opened.game_id).await?;
     let skipped = usize::try_from(session.last_acked())
         .unwrap_or(usize::MAX)

@@ -122,12 +122,7 @@ async fn run_table(
             1_700_000_000_000 + i64::from(table) * 1000
         };
         let req = request_from_header(&header, at);
-        let opened = referee
-            .with_retry(|mut c| {
-                let req = req.clone();
-                async move { c.open_game(req).await.map(|r| r.into_inner()) }
-            })
-            .await?;
+        let opened = referee.open_game(req).await?;
         // Mirror the game from the referee's history, so a rerun with the
         // same tournament continues instead of diverging.
         let game_id = opened.game_id.clone();
@@ -201,7 +196,8 @@ async fn run_table(
     Ok(report)
 }
 
-fn wall_clock_ms() -> i64 {
+/// The wall clock in ms since the epoch, as judges stamp commands.
+pub(crate) fn wall_clock_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
