@@ -79,10 +79,11 @@ async fn keys_follow_the_documented_layout() {
     assert_eq!(feed_len, 2);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
+/// A log whose feed keeps about 10 entries, with game "g" at seq 1. The
+/// prefix comes before the server so it is dropped (keys deleted) first.
+async fn capped_log(tag: &str) -> (RedisLog, ScopedPrefix, RedisServer) {
     let server = server();
-    let prefix = server.scoped_prefix("event-log-trim");
+    let prefix = server.scoped_prefix(tag);
     let cfg = RedisLogConfig {
         feed_maxlen: 10,
         ..RedisLogConfig::with_prefix(prefix.as_str())
@@ -90,11 +91,11 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
     let log = connect(&server, cfg).await;
     log.create_game("g", b"h").await.unwrap();
     log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
-    let mut feed = log.feed(FeedCursor::beginning());
-    let early = take_feed(&mut feed, 1).await[0].0.clone();
-    drop(feed);
+    (log, prefix, server)
+}
 
-    let mut last = 1;
+/// 300 more events of "g" after `last`, far past the cap; the new last seq.
+async fn append_past_the_cap(log: &RedisLog, mut last: u64) -> u64 {
     for i in 0..30 {
         last = log
             .append("g", last, 0, &batch(&format!("r{i}"), 10))
@@ -102,6 +103,17 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
             .unwrap()
             .last_seq;
     }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
+    let (log, _prefix, _server) = capped_log("event-log-trim").await;
+    let mut feed = log.feed(FeedCursor::beginning());
+    let early = take_feed(&mut feed, 1).await[0].0.clone();
+    drop(feed);
+
+    let last = append_past_the_cap(&log, 1).await;
     // The per-game stream is never trimmed.
     assert_eq!(log.read("g", 1, 1_000).await.unwrap().len(), 301);
 
@@ -118,27 +130,12 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_feed_that_falls_behind_the_cap_is_told_it_was_trimmed_not_skipped() {
-    let server = server();
-    let prefix = server.scoped_prefix("event-log-live-trim");
-    let cfg = RedisLogConfig {
-        feed_maxlen: 10,
-        ..RedisLogConfig::with_prefix(prefix.as_str())
-    };
-    let log = connect(&server, cfg).await;
-    log.create_game("g", b"h").await.unwrap();
-    log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
+    let (log, _prefix, _server) = capped_log("event-log-live-trim").await;
     // The feed is open and has read the first entry when the writer races
     // past the cap.
     let mut feed = log.feed(FeedCursor::beginning());
     assert_eq!(take_feed(&mut feed, 1).await[0].1.seq, 1);
-    let mut last = 1;
-    for i in 0..30 {
-        last = log
-            .append("g", last, 0, &batch(&format!("r{i}"), 10))
-            .await
-            .unwrap()
-            .last_seq;
-    }
+    let last = append_past_the_cap(&log, 1).await;
     match feed.next().await {
         Some(Err(LogError::FeedTrimmed { .. })) => {}
         other => panic!("entries trimmed under a live feed must be reported, got {other:?}"),
