@@ -135,7 +135,7 @@ async fn a_live_feed_that_falls_behind_the_cap_is_told_it_was_trimmed_not_skippe
     // past the cap.
     let mut feed = log.feed(FeedCursor::beginning());
     assert_eq!(take_feed(&mut feed, 1).await[0].1.seq, 1);
-    let last = append_past_the_cap(&log, 1).await;
+    append_past_the_cap(&log, 1).await;
     match feed.next().await {
         Some(Err(LogError::FeedTrimmed { .. })) => {}
         other => panic!("entries trimmed under a live feed must be reported, got {other:?}"),
