@@ -1,0 +1,227 @@
+//! Roles and what each may do with a game.
+//!
+//! | role        | open a game | judge it | sees          |
+//! |-------------|-------------|----------|---------------|
+//! | organiser   | in scope    | no       | broadcast view (delayed) |
+//! | chief judge | in scope    | in scope | everything, live |
+//! | table judge | in scope    | in scope | everything of its games, live |
+//! | broadcast   | no          | no       | broadcast view (delayed) |
+//! | public      | no          | no       | public view |
+//!
+//! A table judge asking for a game outside its scope is refused rather than
+//! shown the public view, so a judge's screen never mixes audiences.
+
+use crate::{AuthError, GamePattern};
+use mafia_record::{GameId, TournamentId};
+use mafia_rules::Audience;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Organiser,
+    ChiefJudge,
+    TableJudge,
+    Broadcast,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Organiser => "organiser",
+            Role::ChiefJudge => "chief_judge",
+            Role::TableJudge => "table_judge",
+            Role::Broadcast => "broadcast",
+        }
+    }
+}
+
+/// What one token grants: a role over the games its patterns cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub role: Role,
+    pub games: Vec<GamePattern>,
+}
+
+impl Grant {
+    pub fn covers(&self, id: &GameId) -> bool {
+        self.games.iter().any(|p| p.covers(id))
+    }
+}
+
+/// Who is asking: nobody in particular, or the holder of a known token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    Public,
+    Known(Arc<Grant>),
+}
+
+impl Caller {
+    pub fn role(&self) -> Option<Role> {
+        match self {
+            Caller::Public => None,
+            Caller::Known(g) => Some(g.role),
+        }
+    }
+
+    /// For logs and metrics.
+    pub fn name(&self) -> &'static str {
+        self.role().map_or("public", Role::name)
+    }
+
+    fn in_scope(&self, id: &GameId) -> bool {
+        match self {
+            Caller::Public => true,
+            Caller::Known(g) => g.covers(id),
+        }
+    }
+
+    fn deny(action: &'static str, id: &GameId) -> AuthError {
+        AuthError::Denied {
+            action,
+            game: id.to_string(),
+        }
+    }
+
+    /// Open (create) this game on the referee.
+    pub fn may_open(&self, id: &GameId) -> Result<(), AuthError> {
+        match self.role() {
+            Some(Role::Organiser | Role::ChiefJudge | Role::TableJudge) if self.in_scope(id) => {
+                Ok(())
+            }
+            _ => Err(Caller::deny("open", id)),
+        }
+    }
+
+    /// Send commands for this game, or read it in the judge's view.
+    pub fn may_judge(&self, id: &GameId) -> Result<(), AuthError> {
+        match self.role() {
+            Some(Role::ChiefJudge | Role::TableJudge) if self.in_scope(id) => Ok(()),
+            _ => Err(Caller::deny("judge", id)),
+        }
+    }
+
+    /// Rule on the tournament's judge inputs, approvals and appeals.
+    pub fn may_rule(&self, t: &TournamentId) -> Result<(), AuthError> {
+        match self {
+            Caller::Known(g)
+                if g.role == Role::ChiefJudge && g.games.iter().any(|p| p.touches(t)) =>
+            {
+                Ok(())
+            }
+            _ => Err(AuthError::Denied {
+                action: "rule on",
+                game: t.to_string(),
+            }),
+        }
+    }
+
+    /// Manage the tournament (players, seating, opening its games).
+    pub fn may_organise(&self, t: &TournamentId) -> Result<(), AuthError> {
+        match self {
+            Caller::Known(g)
+                if matches!(g.role, Role::Organiser | Role::ChiefJudge)
+                    && g.games.iter().any(|p| p.touches(t)) =>
+            {
+                Ok(())
+            }
+            _ => Err(AuthError::Denied {
+                action: "organise",
+                game: t.to_string(),
+            }),
+        }
+    }
+
+    /// The audience this caller watches `id` in.
+    pub fn audience_for(&self, id: &GameId) -> Result<Audience, AuthError> {
+        if !self.in_scope(id) {
+            return Err(Caller::deny("watch", id));
+        }
+        Ok(self.audience())
+    }
+
+    /// The audience of this caller's views of many games (a hall screen,
+    /// a list of tables): games outside [`Caller::sees`] are left out.
+    pub fn audience(&self) -> Audience {
+        match self.role() {
+            None => Audience::Public,
+            Some(Role::Broadcast | Role::Organiser) => Audience::Broadcast,
+            Some(Role::ChiefJudge | Role::TableJudge) => Audience::Judge,
+        }
+    }
+
+    /// Whether `id` belongs in this caller's views of many games.
+    pub fn sees(&self, id: &GameId) -> bool {
+        self.in_scope(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> GameId {
+        s.parse().unwrap()
+    }
+
+    fn caller(role: Role, games: &[&str]) -> Caller {
+        Caller::Known(Arc::new(Grant {
+            role,
+            games: games.iter().map(|g| g.parse().unwrap()).collect(),
+        }))
+    }
+
+    #[test]
+    fn a_table_judge_judges_only_its_games_and_is_refused_the_others() {
+        let j = caller(Role::TableJudge, &["cup.*.*.t3.*"]);
+        assert!(j.may_judge(&id("cup.main.r2.t3.g1")).is_ok());
+        assert!(j.may_open(&id("cup.main.r2.t3.g1")).is_ok());
+        assert!(j.may_judge(&id("cup.main.r2.t4.g1")).is_err());
+        assert!(j.audience_for(&id("cup.main.r2.t4.g1")).is_err());
+        assert_eq!(
+            j.audience_for(&id("cup.main.r2.t3.g1")),
+            Ok(Audience::Judge)
+        );
+    }
+
+    #[test]
+    fn broadcast_and_organiser_see_the_delayed_view_and_never_judge() {
+        for role in [Role::Broadcast, Role::Organiser] {
+            let c = caller(role, &["*"]);
+            assert_eq!(
+                c.audience_for(&id("a.main.r1.t1.g1")),
+                Ok(Audience::Broadcast)
+            );
+            assert!(c.may_judge(&id("a.main.r1.t1.g1")).is_err());
+        }
+        assert!(caller(Role::Organiser, &["*"])
+            .may_open(&id("a.main.r1.t1.g1"))
+            .is_ok());
+        assert!(caller(Role::Broadcast, &["*"])
+            .may_open(&id("a.main.r1.t1.g1"))
+            .is_err());
+    }
+
+    #[test]
+    fn the_public_watches_every_game_in_the_public_view_and_does_nothing_else() {
+        let p = Caller::Public;
+        assert_eq!(p.audience_for(&id("a.main.r1.t1.g1")), Ok(Audience::Public));
+        assert!(p.may_open(&id("a.main.r1.t1.g1")).is_err());
+        assert!(p.may_judge(&id("a.main.r1.t1.g1")).is_err());
+        assert!(p.may_rule(&"a".parse().unwrap()).is_err());
+    }
+
+    #[test]
+    fn only_a_chief_judge_of_the_tournament_rules_on_it() {
+        let chief = caller(Role::ChiefJudge, &["cup.*.*.*.*"]);
+        assert!(chief.may_rule(&"cup".parse().unwrap()).is_ok());
+        assert!(chief.may_rule(&"other".parse().unwrap()).is_err());
+        assert!(caller(Role::Organiser, &["*"])
+            .may_rule(&"cup".parse().unwrap())
+            .is_err());
+        assert!(caller(Role::Organiser, &["*"])
+            .may_organise(&"cup".parse().unwrap())
+            .is_ok());
+    }
+}

@@ -1,0 +1,32 @@
+//! Who may do what, the same for every service (referee, gateway, scoring).
+//!
+//! One token file (`tokens.rs`), one scope grammar over game ids
+//! (`pattern.rs`), one check (`caller.rs`) and one reading of the
+//! `Authorization` header (`bearer.rs`). The services only map an
+//! [`AuthError`] to their own status codes.
+
+pub mod bearer;
+pub mod caller;
+pub mod config;
+pub mod pattern;
+pub mod tokens;
+
+pub use bearer::bearer;
+pub use caller::{Caller, Grant, Role};
+pub use config::{TokenEntry, TokenFile, ENV_TOKENS, ENV_TOKENS_FILE};
+pub use pattern::GamePattern;
+pub use tokens::Tokens;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// Said the same way for every bad token, so nothing is learnt by trying.
+    #[error("invalid token")]
+    BadToken,
+    #[error("authorization must be `Bearer <token>`")]
+    BadScheme,
+    /// The caller is known but this game is outside what it may do.
+    #[error("this token may not {action} game {game}")]
+    Denied { action: &'static str, game: String },
+    #[error("token config: {0}")]
+    Config(String),
+}
