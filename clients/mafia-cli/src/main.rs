@@ -187,7 +187,8 @@ fn replay(files: &[PathBuf], out: &mut impl Write) -> Result<bool> {
 /// The record of one simulated game, numbered `game` in the run.
 fn simulated_record(rules: RuleSetId, rng: &mut ChaCha8Rng, game: u32) -> Result<(Record, Game)> {
     let sim = simulate(rules, rng, SIM_EPOCH_MS);
-    let mut header = Header::for_setup(&sim.setup, "sim", 1, 1, game);
+    let id = format!("sim.main.r1.t1.g{}", game.max(1)).parse()?;
+    let mut header = Header::for_setup(&sim.setup, &id);
     header.judge = "sim".to_string();
     let mut record = Record::new(header).context("simulated header")?;
     for (at, cmd) in sim.commands {

@@ -13,7 +13,11 @@ use serde_json::Value;
 
 fn write_simulated(dir: &std::path::Path, rules: RuleSetId) -> (Record, String) {
     let sim = simulate(rules, &mut ChaCha8Rng::seed_from_u64(3), 1_767_225_600_000);
-    let mut record = Record::new(Header::for_setup(&sim.setup, "sim", 1, 1, 1)).unwrap();
+    let mut record = Record::new(Header::for_setup(
+        &sim.setup,
+        &"sim.main.r1.t1.g1".parse().unwrap(),
+    ))
+    .unwrap();
     for (at, cmd) in &sim.commands {
         record.push(*at, cmd.clone());
     }

@@ -15,7 +15,7 @@ pub use bearer::bearer;
 pub use caller::{Caller, Grant, Role};
 pub use config::{TokenEntry, TokenFile, ENV_TOKENS, ENV_TOKENS_FILE};
 pub use pattern::GamePattern;
-pub use tokens::Tokens;
+pub use tokens::{random_token, Tokens};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {

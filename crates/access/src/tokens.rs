@@ -87,6 +87,14 @@ impl Tokens {
     }
 }
 
+/// A fresh token of 32 hex digits from `rng` (the caller seeds it from the
+/// OS for real tokens), for demos started without a token file.
+pub fn random_token(rng: &mut impl rand::RngCore) -> String {
+    let mut bytes = [0u8; 16];
+    rng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

@@ -108,7 +108,7 @@ mod tests {
     fn a_record_keeps_each_command_with_its_time_and_line() {
         let text = format!("{HEADER}\n{{\"at\":5,\"cmd\":{{\"type\":\"next_step\"}}}}\n");
         let rec = parse_record(&text).unwrap();
-        assert_eq!(rec.header.game_id(), "t.r1.t2.g3");
+        assert_eq!(rec.header.game_id().unwrap().to_string(), "t.main.r1.t2.g3");
         assert_eq!(rec.commands, vec![(2, 5, Command::NextStep)]);
     }
 

@@ -7,7 +7,7 @@ use crate::session::{JudgeSession, Reply};
 use crate::ClientError;
 use mafia_proto::convert::{event_from_proto, request_from_header};
 use mafia_proto::v1;
-use mafia_record::Header;
+use mafia_record::{GameId, Header, StageId, TournamentId};
 use mafia_rules::sim::{random_command, Temper};
 use mafia_rules::{Game, RuleSetId};
 use rand::{Rng, SeedableRng};
@@ -24,8 +24,9 @@ pub struct SimConfig {
     /// timers run; an unpaced one stamps a simulated clock (reproducible).
     pub speed: Option<f64>,
     pub seed: u64,
-    /// Tournament name of the simulated games (unique per run by default).
-    pub tournament: String,
+    /// Tournament of the simulated games (unique per run by default); their
+    /// stage is `sim`, their round 1.
+    pub tournament: TournamentId,
     /// Stop a table after this many commands (bounds a load test).
     pub max_commands_per_table: usize,
     /// Stop every table once this much time has passed (a timed load test);
@@ -40,7 +41,7 @@ impl SimConfig {
             games_per_table: 1,
             speed: None,
             seed,
-            tournament: format!("sim-{seed}"),
+            tournament: TournamentId::new(format!("sim-{seed}")).expect("a valid id"),
             max_commands_per_table: usize::MAX,
             run_for: None,
         }
@@ -71,8 +72,10 @@ impl SimReport {
 
 fn sim_header(cfg: &SimConfig, table: u32, game: u32, rng: &mut ChaCha8Rng) -> Header {
     let rules = RuleSetId::ALL[rng.gen_range(0..RuleSetId::ALL.len())];
-    let mut header = Header::simulated(rules, cfg.tournament.clone(), 1, table, game, rng.gen());
-    header.stage = "sim".into();
+    let stage = StageId::new("sim").expect("a valid id");
+    let id =
+        GameId::new(cfg.tournament.clone(), stage, 1, table, game).expect("tables count from 1");
+    let mut header = Header::simulated(rules, &id, rng.gen());
     header.judge = format!("sim-judge-{table}");
     header
 }

@@ -28,6 +28,8 @@ pub enum ConvertError {
     NoCommand,
     #[error("the penalty has no kind")]
     NoPenaltyKind,
+    #[error("tournament_id: {0}")]
+    TournamentId(mafia_record::GameIdError),
 }
 
 pub fn rule_set_id(s: &str) -> Result<RuleSetId, ConvertError> {
@@ -80,9 +82,14 @@ pub fn header_from_request(r: &v1::OpenGameRequest) -> Result<Header, ConvertErr
         }
         None => return Err(ConvertError::NoDeal),
     };
+    let tournament_id = match r.tournament_id.as_str() {
+        "" => None,
+        t => Some(t.parse().map_err(ConvertError::TournamentId)?),
+    };
     Ok(Header {
         format: FORMAT.to_owned(),
         rules: RulesRef { id, overrides },
+        tournament_id,
         tournament: r.tournament.clone(),
         stage: r.stage.clone(),
         round: r.round,
@@ -102,6 +109,11 @@ pub fn request_from_header(h: &Header, at: i64) -> v1::OpenGameRequest {
         h.rules.overrides.to_string()
     };
     v1::OpenGameRequest {
+        tournament_id: h
+            .tournament_id
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         tournament: h.tournament.clone(),
         stage: h.stage.clone(),
         round: h.round,
@@ -313,6 +325,7 @@ mod tests {
                 id: RuleSetId::Ua,
                 overrides: serde_json::json!({}),
             },
+            tournament_id: Some("cup-2026".parse().unwrap()),
             tournament: "cup".into(),
             stage: "final".into(),
             round: 2,

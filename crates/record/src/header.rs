@@ -2,6 +2,8 @@
 //! The first line of a record, the payload of the referee's `OpenGame`, and
 //! the header stored with each game's event log.
 
+use crate::game_id::{slugify, GameId, GameIdError, StageId, TournamentId};
+use crate::game_id::{MAX_STAGE_ID_LEN, MAX_TOURNAMENT_ID_LEN};
 use mafia_rules::{Deal, Player, RuleSet, RuleSetId, Seat, Setup, SetupError};
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +41,12 @@ pub struct SeatEntry {
 pub struct Header {
     pub format: String,
     pub rules: RulesRef,
+    /// The tournament's id, part of the game's id. Records written before
+    /// ids existed have none: theirs is derived from the name
+    /// ([`Header::game_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<TournamentId>,
+    /// The tournament's name, for people.
     pub tournament: String,
     #[serde(default)]
     pub stage: String,
@@ -61,29 +69,26 @@ pub enum HeaderError {
     SeatOrder { index: usize, seat: u8 },
     #[error("{0}")]
     Setup(#[from] SetupError),
+    #[error("game id: {0}")]
+    GameId(#[from] GameIdError),
 }
 
 impl Header {
-    /// The header of `setup`'s game, with the given place in a tournament;
-    /// stage and judge are left empty.
-    pub fn for_setup(
-        setup: &Setup,
-        tournament: impl Into<String>,
-        round: u32,
-        table: u32,
-        game: u32,
-    ) -> Header {
+    /// The header of `setup`'s game `id`; the tournament's name is its id
+    /// and the judge is left empty.
+    pub fn for_setup(setup: &Setup, id: &GameId) -> Header {
         Header {
             format: FORMAT.to_string(),
             rules: RulesRef {
                 id: setup.rules.id,
                 overrides: setup.rules.overrides(),
             },
-            tournament: tournament.into(),
-            stage: String::new(),
-            round,
-            table,
-            game,
+            tournament_id: Some(id.tournament.clone()),
+            tournament: id.tournament.to_string(),
+            stage: id.stage.to_string(),
+            round: id.round,
+            table: id.table,
+            game: id.game,
             judge: String::new(),
             seats: setup
                 .players
@@ -101,39 +106,47 @@ impl Header {
 
     /// The header of a simulated game: the preset of `rules`, the default
     /// players (`sim::default_players`), cards dealt from `seed`.
-    pub fn simulated(
-        rules: mafia_rules::RuleSetId,
-        tournament: impl Into<String>,
-        round: u32,
-        table: u32,
-        game: u32,
-        seed: u64,
-    ) -> Header {
+    pub fn simulated(rules: mafia_rules::RuleSetId, id: &GameId, seed: u64) -> Header {
         let setup = Setup::new(
             RuleSet::preset(rules),
             mafia_rules::sim::default_players(),
             Deal::Seed(seed),
         )
         .expect("every preset is playable");
-        Header::for_setup(&setup, tournament, round, table, game)
+        Header::for_setup(&setup, id)
     }
 
-    /// A stable id for the game, `<tournament>.r<round>.t<table>.g<game>`,
-    /// made only of `[A-Za-z0-9_.-]` so it is safe in storage keys and URLs:
-    /// other characters of the tournament name become `-`.
-    pub fn game_id(&self) -> String {
-        let slug: String = self
-            .tournament
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        format!("{slug}.r{}.t{}.g{}", self.round, self.table, self.game)
+    /// The game's id: `<tournament id>.<stage>.r<round>.t<table>.g<game>`.
+    ///
+    /// A header without a `tournament_id` (written before ids existed) gets
+    /// one derived from its name: lowercased ASCII letters and digits, runs
+    /// of anything else as one `-` (`"Minsk Open"` → `minsk-open`); a name
+    /// with no ASCII letter or digit becomes `tournament`. An empty stage is
+    /// `main`; a stage that is not already an id is derived the same way.
+    pub fn game_id(&self) -> Result<GameId, HeaderError> {
+        let tournament = match &self.tournament_id {
+            Some(id) => id.clone(),
+            None => TournamentId::new(legacy_slug(
+                &self.tournament,
+                MAX_TOURNAMENT_ID_LEN,
+                "tournament",
+            ))?,
+        };
+        let stage = if self.stage.is_empty() {
+            StageId::main()
+        } else {
+            match self.stage.parse::<StageId>() {
+                Ok(s) => s,
+                Err(_) => StageId::new(legacy_slug(
+                    &self.stage,
+                    MAX_STAGE_ID_LEN,
+                    crate::game_id::DEFAULT_STAGE,
+                ))?,
+            }
+        };
+        Ok(GameId::new(
+            tournament, stage, self.round, self.table, self.game,
+        )?)
     }
 
     /// The rule set, with overrides applied.
@@ -149,6 +162,7 @@ impl Header {
         if self.format != FORMAT {
             return Err(HeaderError::Format(self.format.clone()));
         }
+        self.game_id()?;
         for (i, s) in self.seats.iter().enumerate() {
             if s.seat.index() != i {
                 return Err(HeaderError::SeatOrder {
@@ -166,5 +180,66 @@ impl Header {
             })
             .collect();
         Ok(Setup::new(self.rule_set()?, players, self.deal.clone())?)
+    }
+}
+
+/// `slugify` with runs of `-` collapsed and trimmed, or `fallback` when
+/// nothing is left.
+fn legacy_slug(text: &str, max: usize, fallback: &str) -> String {
+    let raw = slugify(text, usize::MAX);
+    let mut out = String::new();
+    for part in raw.split('-').filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(part);
+    }
+    out.truncate(max);
+    let out = out.trim_end_matches('-').to_owned();
+    if out.is_empty() {
+        fallback.to_owned()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(tournament: &str, stage: &str) -> Header {
+        let id: GameId = "x.main.r2.t3.g4".parse().unwrap();
+        let mut h = Header::simulated(RuleSetId::Rfm, &id, 1);
+        h.tournament_id = None;
+        h.tournament = tournament.into();
+        h.stage = stage.into();
+        h
+    }
+
+    #[test]
+    fn a_header_with_a_tournament_id_names_its_game_by_it() {
+        let id: GameId = "cup-2026.final.r1.t3.g1".parse().unwrap();
+        let h = Header::simulated(RuleSetId::Rfm, &id, 1);
+        assert_eq!(h.game_id().unwrap(), id);
+        let json = serde_json::to_string(&h).unwrap();
+        let back: Header = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.game_id().unwrap(), id);
+    }
+
+    #[test]
+    fn a_legacy_header_derives_its_id_from_the_name_and_stage() {
+        let id = |t, s| header(t, s).game_id().unwrap().to_string();
+        assert_eq!(id("Minsk Open", "final"), "minsk-open.final.r2.t3.g4");
+        assert_eq!(id("Minsk Open", ""), "minsk-open.main.r2.t3.g4");
+        assert_eq!(id("Кубок Cup 2026!", "Финал"), "cup-2026.main.r2.t3.g4");
+        assert_eq!(id("Кубок", "Semi Final"), "tournament.semi-final.r2.t3.g4");
+    }
+
+    #[test]
+    fn a_header_whose_round_is_zero_has_no_game_id_and_no_setup() {
+        let mut h = header("cup", "");
+        h.round = 0;
+        assert!(matches!(h.game_id(), Err(HeaderError::GameId(_))));
+        assert!(h.setup().is_err());
     }
 }

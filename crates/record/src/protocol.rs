@@ -685,7 +685,9 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     fn header_of(game: &Game) -> Header {
-        let mut h = Header::for_setup(game.setup(), "Cup", 2, 3, 4);
+        let mut h = Header::for_setup(game.setup(), &"cup.main.r2.t3.g4".parse().unwrap());
+        h.tournament = "Cup".into();
+        h.stage = String::new();
         h.judge = "Ivan".into();
         h
     }

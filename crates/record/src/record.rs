@@ -304,6 +304,7 @@ mod tests {
                 id: rules,
                 overrides: serde_json::json!({}),
             },
+            tournament_id: None,
             tournament: "Test Cup".into(),
             stage: "final".into(),
             round: 1,
@@ -358,7 +359,11 @@ mod tests {
             Deal::Seed(3),
         )
         .unwrap();
-        let r = Record::new(Header::for_setup(&setup, "Club night", 1, 1, 1)).unwrap();
+        let r = Record::new(Header::for_setup(
+            &setup,
+            &"club-night.main.r1.t1.g1".parse().unwrap(),
+        ))
+        .unwrap();
         let text = r.to_jsonl();
         assert!(text.contains(r#""overrides":{"fouls":{"critical_secs":null},"speech_secs":45}"#));
         let back = Record::parse(&text).unwrap();

@@ -5,11 +5,12 @@
 
 use anyhow::Context;
 use clap::Parser;
+use mafia_access::{random_token, GamePattern, Role, TokenEntry, TokenFile, Tokens};
 use mafia_event_log::{EmbeddedLog, EventLog};
-use mafia_gateway::{Hub, HubConfig, ServerConfig, TokenConfig, Tokens};
+use mafia_gateway::{Hub, HubConfig, ServerConfig};
 use mafia_judge_client::{ClientConfig, Referee, SimConfig};
-use mafia_referee::auth::JudgeToken;
-use mafia_referee::{AuthConfig, RefereeOptions};
+use mafia_record::TournamentId;
+use mafia_referee::RefereeOptions;
 use rand::{RngCore, SeedableRng};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,18 +32,11 @@ struct Args {
     #[arg(long, env = "MAFIA_REFEREE_LISTEN", default_value = "127.0.0.1:50051")]
     grpc: String,
     /// The gateway's HTTP address (screens, WebSocket feed, GraphQL).
-    #[arg(long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     http: String,
     /// Broadcast delay in seconds.
     #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
     broadcast_delay_secs: u64,
-}
-
-/// A fresh token for this run: printed once, never stored.
-fn token(rng: &mut impl RngCore) -> String {
-    (0..16)
-        .map(|_| format!("{:02x}", rng.next_u32() as u8))
-        .collect()
 }
 
 #[tokio::main]
@@ -57,14 +51,29 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
 
     let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
-    let (chief, broadcast, judge) = (token(&mut rng), token(&mut rng), token(&mut rng));
+    // Fresh tokens for this run: printed once, never stored.
+    let (chief, broadcast, judge) = (
+        random_token(&mut rng),
+        random_token(&mut rng),
+        random_token(&mut rng),
+    );
     // A new tournament name each run: game ids never collide with the
     // finished games an earlier run left in the same file.
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
-    let tournament = format!("demo-{started}");
-    let first_game = format!("{tournament}.r1.t1.g1");
+    let tournament = TournamentId::new(format!("demo-{started}"))?;
+    let first_game = format!("{tournament}.sim.r1.t1.g1");
+    // One token file for the referee and the gateway, as separate
+    // processes would read from MAFIA_TOKENS_FILE.
+    let table_1: GamePattern = format!("{tournament}.*.*.t1.*").parse()?;
+    let tokens = Tokens::new(&TokenFile {
+        tokens: vec![
+            TokenEntry::new(Role::ChiefJudge, chief.clone(), vec![]),
+            TokenEntry::new(Role::Broadcast, broadcast.clone(), vec![]),
+            TokenEntry::new(Role::TableJudge, judge.clone(), vec![table_1]),
+        ],
+    })?;
 
     if let Some(dir) = args.data.parent() {
         std::fs::create_dir_all(dir)?;
@@ -81,13 +90,7 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("binding {}", args.grpc))?,
         log.clone(),
         RefereeOptions {
-            auth: AuthConfig {
-                chief_tokens: vec![chief.clone()],
-                judges: vec![JudgeToken {
-                    token: judge.clone(),
-                    tables: vec![1],
-                }],
-            },
+            tokens: tokens.clone(),
             ..RefereeOptions::default()
         },
     )
@@ -101,11 +104,6 @@ async fn main() -> anyhow::Result<()> {
         },
     )
     .await?;
-    let tokens = Tokens::new(&TokenConfig {
-        broadcast: vec![broadcast.clone()],
-        chief_judge: vec![chief.clone()],
-        table_judge: [(judge.clone(), vec![format!("{tournament}.*.t1.*")])].into(),
-    })?;
     let http = tokio::net::TcpListener::bind(&args.http)
         .await
         .with_context(|| format!("binding {}", args.http))?;

@@ -6,16 +6,23 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mafia_event_log::{EventLog, LogError};
-use mafia_record::{Header, LoggedEvent};
+use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::sim::{simulate, SimulatedGame};
 use mafia_rules::{Envelope, RuleSetId};
 use rand::SeedableRng;
 
 /// The header the referee would store for a simulated game.
-pub fn header(sim: &SimulatedGame, tournament: &str, round: u32, table: u32) -> Header {
-    let mut header = Header::for_setup(&sim.setup, tournament, round, table, 1);
-    header.judge = format!("Judge {table}");
+pub fn header(sim: &SimulatedGame, id: &GameId) -> Header {
+    let mut header = Header::for_setup(&sim.setup, id);
+    header.judge = format!("Judge {}", id.table);
     header
+}
+
+/// Game `game` at `table` in round `round` of the demo tournament.
+pub fn game_id(tournament: &str, round: u32, table: u32) -> GameId {
+    format!("{tournament}.main.r{round}.t{table}.g1")
+        .parse()
+        .expect("demo ids are valid")
 }
 
 /// Appends `events` after the game's current last event (single writer,
@@ -41,7 +48,7 @@ pub async fn append(log: &dyn EventLog, game: &str, events: &[Envelope]) -> Resu
 
 /// Plays `tables` simulated games into `log`, one event every `pace` per
 /// table, then starts new ones; runs until dropped. Game ids are
-/// `demo-r{round}-t{table}`.
+/// `demo.main.r{round}.t{table}.g1`.
 pub async fn run(
     log: Arc<dyn EventLog>,
     tables: u32,
@@ -64,8 +71,9 @@ pub async fn run(
         let mut games = Vec::new();
         for t in 1..=tables {
             let sim = simulate(rules[t as usize % rules.len()], &mut rng, now);
-            let id = format!("demo-r{round}-t{t}");
-            let h = serde_json::to_vec(&header(&sim, "demo", round, t)).expect("headers serialize");
+            let game = game_id("demo", round, t);
+            let h = serde_json::to_vec(&header(&sim, &game)).expect("headers serialize");
+            let id = game.to_string();
             log.create_game(&id, &h).await?;
             let done = log.last_seq(&id).await? as usize;
             games.push((id, sim, done));

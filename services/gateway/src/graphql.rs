@@ -24,7 +24,7 @@ use bytes::Bytes;
 use futures::Stream;
 use serde_json::Value;
 
-use crate::auth::{Access, AuthError};
+use crate::auth::{caller_of, AuthError, Caller, ForGame};
 use crate::hub::{Ended, Hub, HubError, Subscription as HubSubscription};
 use crate::server::{token_of, ApiError, AppState, FeedQuery};
 use crate::shared::{self, Envelope, Groups, Plan};
@@ -147,9 +147,9 @@ pub struct HallTable {
     pub view: Json<Value>,
 }
 
-fn access<'a>(ctx: &'a Context<'_>) -> &'a Access {
-    static PUBLIC: Access = Access::Public;
-    ctx.data_opt::<Access>().unwrap_or(&PUBLIC)
+fn access<'a>(ctx: &'a Context<'_>) -> &'a Caller {
+    static PUBLIC: Caller = Caller::Public;
+    ctx.data_opt::<Caller>().unwrap_or(&PUBLIC)
 }
 
 fn hub<'a>(ctx: &'a Context<'_>) -> &'a Hub {
@@ -165,7 +165,7 @@ fn audience(ctx: &Context<'_>, game_id: &str) -> Result<mafia_rules::Audience> {
         ));
     }
     access(ctx)
-        .audience_for(game_id)
+        .audience_of(game_id)
         .map_err(|e| Error::new(e.to_string()))
 }
 
@@ -528,10 +528,9 @@ async fn graphql_ws(
     };
     // A token in the URL or header is checked before the upgrade, so a bad
     // one is a plain 401; otherwise it may come in connection_init.
-    let url_token = token_of(q.token.as_deref(), &headers).map(str::to_owned);
-    let url_access = match &url_token {
-        Some(t) => Some(state.app.tokens.check(Some(t))?),
-        None => None,
+    let url_access = match caller_of(&state.app.tokens, q.token.as_deref(), &headers)? {
+        Caller::Public => None,
+        known => Some(known),
     };
     Ok(ws
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
@@ -557,7 +556,7 @@ async fn serve_ws(
     socket: axum::extract::ws::WebSocket,
     state: GqlState,
     protocol: Protocols,
-    url_access: Option<Access>,
+    url_access: Option<Caller>,
 ) {
     use axum::extract::ws::{CloseFrame, Message};
     use futures::{SinkExt, StreamExt};
@@ -565,7 +564,7 @@ async fn serve_ws(
     let count = SubscriptionCount::default();
     let mut data = Data::default();
     data.insert(count.clone());
-    let access_slot: Arc<Mutex<Option<Access>>> = Arc::default();
+    let access_slot: Arc<Mutex<Option<Caller>>> = Arc::default();
     let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<Bytes>(MAX_PENDING_CLIENT_MESSAGES);
     let input = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
     let tokens = state.app.tokens.clone();
@@ -579,14 +578,14 @@ async fn serve_ws(
                     Some(a) => a,
                     None => {
                         let p: Option<InitPayload> = serde_json::from_value(payload).ok();
-                        let token = p.and_then(|p| {
-                            p.token.or(p
-                                .auth
-                                .map(|a| a.trim_start_matches("Bearer ").trim().to_owned()))
-                        });
-                        tokens
-                            .check(token.as_deref())
-                            .map_err(|e: AuthError| Error::new(e.to_string()))?
+                        let checked = match p {
+                            Some(InitPayload { token: Some(t), .. }) => tokens.check(Some(&t)),
+                            Some(InitPayload { auth: Some(a), .. }) => {
+                                tokens.check_authorization(Some(&a))
+                            }
+                            _ => Ok(Caller::Public),
+                        };
+                        checked.map_err(|e: AuthError| Error::new(e.to_string()))?
                     }
                 };
                 *slot.lock().expect("lock") = Some(access.clone());
@@ -694,7 +693,7 @@ fn complete_message(id: &str) -> Bytes {
 /// every error its usual form.
 fn intercept(
     bytes: &[u8],
-    access: Option<&Access>,
+    access: Option<&Caller>,
     groups: &Groups,
     count: &SubscriptionCount,
     kind: Envelope,

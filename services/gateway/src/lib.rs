@@ -15,7 +15,7 @@ pub mod patch;
 pub mod server;
 pub mod shared;
 
-pub use auth::{Access, AuthError, Games, TokenConfig, Tokens};
+pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
 pub use server::{router, AppState, ServerConfig};
 

@@ -14,7 +14,7 @@ use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
 #[command(about = "Live tables for hall screens, overlays, spectators and judges")]
 struct Args {
     /// Address to listen on.
-    #[arg(long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
     /// Follow this Redis event log (shared with the referee processes).
     #[arg(long, env = "REDIS_URL")]
@@ -25,9 +25,12 @@ struct Args {
     /// Otherwise, the embedded log file (only one process may open it).
     #[arg(long, default_value = "data/events.redb")]
     data: PathBuf,
-    /// JSON token file (see auth.rs); or the JSON itself in MAFIA_GATEWAY_TOKENS.
-    #[arg(long, env = "MAFIA_GATEWAY_TOKENS_FILE")]
+    /// Token file (docs/config.md; crates/access).
+    #[arg(long, env = mafia_access::ENV_TOKENS_FILE)]
     tokens_file: Option<PathBuf>,
+    /// The token file's JSON itself, added to the file's tokens.
+    #[arg(long, env = mafia_access::ENV_TOKENS, hide_env_values = true)]
+    tokens: Option<String>,
     /// Broadcast delay in seconds.
     #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
     broadcast_delay_secs: u64,
@@ -40,13 +43,6 @@ struct Args {
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
-}
-
-/// A fresh random token, for demos started without a token file.
-fn random_token(rng: &mut impl rand::RngCore) -> String {
-    (0..16)
-        .map(|_| format!("{:02x}", rng.next_u32() as u8))
-        .collect()
 }
 
 #[tokio::main]
@@ -62,28 +58,24 @@ async fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let mut demo_tokens = None;
-    let tokens = match (&args.tokens_file, std::env::var("MAFIA_GATEWAY_TOKENS")) {
-        (Some(path), _) => Tokens::from_json(
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?,
-        )?,
-        (None, Ok(json)) => Tokens::from_json(&json)?,
-        (None, Err(_)) if args.demo > 0 => {
-            use rand::SeedableRng;
-            let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
-            let config = mafia_gateway::TokenConfig {
-                broadcast: vec![random_token(&mut rng)],
-                chief_judge: vec![random_token(&mut rng)],
-                table_judge: [(random_token(&mut rng), vec!["demo-r1-t1".to_owned()])].into(),
-            };
-            demo_tokens = Some(config.clone());
-            Tokens::new(&config)?
-        }
-        (None, Err(_)) => {
-            tracing::warn!("no tokens configured: only the public audience is served");
-            Tokens::default()
-        }
-    };
+    let mut tokens = Tokens::load(args.tokens_file.as_deref(), args.tokens.as_deref())?;
+    if tokens.is_empty() && args.demo > 0 {
+        use mafia_access::{random_token, Role, TokenEntry, TokenFile};
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
+        let first = mafia_access::GamePattern::exactly(&mafia_gateway::demo::game_id("demo", 1, 1));
+        let file = TokenFile {
+            tokens: vec![
+                TokenEntry::new(Role::Broadcast, random_token(&mut rng), vec![]),
+                TokenEntry::new(Role::ChiefJudge, random_token(&mut rng), vec![]),
+                TokenEntry::new(Role::TableJudge, random_token(&mut rng), vec![first]),
+            ],
+        };
+        tokens = Tokens::new(&file)?;
+        demo_tokens = Some(file);
+    } else if tokens.is_empty() {
+        tracing::warn!("no tokens configured: only the public audience is served");
+    }
     let log: Arc<dyn EventLog> = match &args.redis_url {
         Some(url) => Arc::new(
             RedisLog::connect_with(
@@ -130,18 +122,21 @@ async fn main() -> anyhow::Result<()> {
     println!("OBS overlay:   http://{addr}/overlay?table=GAME_ID&token=BROADCAST_TOKEN");
     println!("spectator:     http://{addr}/spectator");
     println!("chief judge:   http://{addr}/judge?token=CHIEF_JUDGE_TOKEN");
-    if let Some(t) = &demo_tokens {
+    if let Some(file) = &demo_tokens {
         println!("demo tokens (this run only):");
-        println!("  broadcast:   {}", t.broadcast[0]);
-        println!("  chief judge: {}", t.chief_judge[0]);
-        for (tok, tables) in &t.table_judge {
-            println!("  table judge: {tok} (tables {})", tables.join(", "));
+        for t in &file.tokens {
+            let games: Vec<String> = t.games.iter().map(ToString::to_string).collect();
+            let scope = if games.is_empty() {
+                "every game".to_owned()
+            } else {
+                games.join(", ")
+            };
+            println!("  {:<12} {} ({scope})", t.role.name(), t.token);
         }
-        println!(
-            "  e.g. http://{addr}/overlay?table=demo-r1-t1&token={}",
-            t.broadcast[0]
-        );
-        println!("       http://{addr}/judge?token={}", t.chief_judge[0]);
+        let broadcast = &file.tokens[0].token;
+        let first = mafia_gateway::demo::game_id("demo", 1, 1);
+        println!("  e.g. http://{addr}/overlay?table={first}&token={broadcast}");
+        println!("       http://{addr}/judge?token={}", file.tokens[1].token);
     }
     let state = app_state(hub.clone(), tokens, ServerConfig::default());
     mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;

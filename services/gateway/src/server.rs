@@ -16,7 +16,7 @@ use mafia_rules::Audience;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{Access, AuthError, Tokens};
+use crate::auth::{caller_of, AuthError, Caller, ForGame, Tokens};
 use crate::closing::{frame, send_close, Closing, GOING_AWAY};
 use crate::hub::{Ended, Hub, HubError, Subscription};
 
@@ -105,8 +105,10 @@ impl IntoResponse for ApiError {
 impl From<AuthError> for ApiError {
     fn from(e: AuthError) -> Self {
         match e {
-            AuthError::BadToken => ApiError(StatusCode::UNAUTHORIZED, e.to_string()),
-            AuthError::Forbidden(_) => ApiError(StatusCode::FORBIDDEN, e.to_string()),
+            AuthError::BadToken | AuthError::BadScheme => {
+                ApiError(StatusCode::UNAUTHORIZED, e.to_string())
+            }
+            AuthError::Denied { .. } => ApiError(StatusCode::FORBIDDEN, e.to_string()),
             AuthError::Config(_) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
         }
     }
@@ -128,18 +130,18 @@ fn authorize(
     state: &AppState,
     query: Option<&str>,
     headers: &HeaderMap,
-) -> Result<Access, ApiError> {
-    Ok(state.tokens.check(token_of(query, headers))?)
+) -> Result<Caller, ApiError> {
+    Ok(caller_of(&state.tokens, query, headers)?)
 }
 
 /// The audience `access` gets for a table, checking the table exists
 /// before the token's scope so that a judge token can't probe table ids
 /// any better than the public can.
-fn table_audience(state: &AppState, access: &Access, game_id: &str) -> Result<Audience, ApiError> {
+fn table_audience(state: &AppState, access: &Caller, game_id: &str) -> Result<Audience, ApiError> {
     if !state.hub.has_table(game_id) {
         return Err(HubError::UnknownTable(game_id.to_owned()).into());
     }
-    Ok(access.audience_for(game_id)?)
+    Ok(access.audience_of(game_id)?)
 }
 
 fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {

@@ -25,7 +25,7 @@ use mafia_rules::Audience;
 use serde_json::Value;
 use tokio::sync::{mpsc, Notify};
 
-use crate::auth::{Access, Games};
+use crate::auth::{Caller, ForGame, Games};
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
 
 /// Fields in one shared operation at most; bigger ones take the general
@@ -602,7 +602,7 @@ pub fn envelope(id_json: &[u8], kind: Envelope, payload: &[u8]) -> Bytes {
 pub fn member_stream(
     groups: &Groups,
     plan: Plan,
-    access: &Access,
+    access: &Caller,
 ) -> Option<impl Stream<Item = Bytes> + Send + 'static> {
     let plan = Arc::new(plan);
     let (key, hall) = match plan.root {
@@ -624,7 +624,7 @@ pub fn member_stream(
             if !groups.hub.has_table(game) {
                 return None;
             }
-            let a = access.audience_for(game).ok()?;
+            let a = access.audience_of(game).ok()?;
             (
                 GroupKey {
                     audience: slot(a),

@@ -63,7 +63,7 @@ async fn public_never_sees_a_hidden_fact_before_the_game_ends() {
     let fx = start(config, ServerConfig::default()).await;
     for (i, (rules, seed)) in games().into_iter().enumerate() {
         let sim = game(rules, seed);
-        let id = format!("cup-pub{i}");
+        let id = format!("cup.pub{i}.r1.t1.g1");
         create(&fx.log, &id, &sim, i as u32 + 1).await;
         append(&fx.log, &id, &sim.events[..1]).await;
         // Wait until the hub knows the table, then follow it live.
@@ -114,7 +114,7 @@ async fn public_never_sees_a_hidden_fact_before_the_game_ends() {
 async fn broadcast_sees_hidden_facts_of_its_delayed_copy_of_the_game() {
     let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
     let sim = game(RuleSetId::Club, 7);
-    let id = "cup-bc";
+    let id = "cup.bc.r1.t1.g1";
     create(&fx.log, id, &sim, 1).await;
     // Subscribe before anything happens, so every event is seen arriving.
     append(&fx.log, id, &sim.events[..1]).await;
@@ -154,32 +154,44 @@ async fn tokens_open_exactly_their_tables() {
     )
     .await;
     let sim = game(RuleSetId::Classic, 5);
-    for (id, table) in [("cup-t1", 1), ("cup-t2", 2)] {
+    for (id, table) in [("cup.final.r1.t1.g1", 1), ("cup.final.r1.t2.g1", 2)] {
         create(&fx.log, id, &sim, table).await;
         append(&fx.log, id, &sim.events[..40]).await;
     }
-    for t in ["cup-t1", "cup-t2"] {
+    for t in ["cup.final.r1.t1.g1", "cup.final.r1.t2.g1"] {
         until_folded(&fx.hub, t, 40).await;
     }
     // The table judge sees its own table live, roles and all.
-    let mut ws = connect(fx.addr, &format!("/ws/table/cup-t1?token={JUDGE_T1}")).await;
+    let mut ws = connect(
+        fx.addr,
+        &format!("/ws/table/cup.final.r1.t1.g1?token={JUDGE_T1}"),
+    )
+    .await;
     let m = next_json(&mut ws).await;
     assert_eq!(m["type"], "snapshot");
     assert!(m["view"]["seats"][0]["role"].is_string());
     assert!(m["view"]["prompt"].is_object());
     // …but not another table.
     assert_eq!(
-        refused(fx.addr, &format!("/ws/table/cup-t2?token={JUDGE_T1}")).await,
+        refused(
+            fx.addr,
+            &format!("/ws/table/cup.final.r1.t2.g1?token={JUDGE_T1}")
+        )
+        .await,
         403
     );
     // The chief judge sees every table live.
-    let mut ws = connect(fx.addr, &format!("/ws/table/cup-t2?token={CHIEF}")).await;
+    let mut ws = connect(
+        fx.addr,
+        &format!("/ws/table/cup.final.r1.t2.g1?token={CHIEF}"),
+    )
+    .await;
     let m = next_json(&mut ws).await;
     assert_eq!(m["seq"], 40);
     assert!(m["view"]["seats"][0]["role"].is_string());
     // A bad token is refused, never downgraded to the public.
     assert_eq!(
-        refused(fx.addr, "/ws/table/cup-t1?token=not-a-token").await,
+        refused(fx.addr, "/ws/table/cup.final.r1.t1.g1?token=not-a-token").await,
         401
     );
     // An unknown token is refused before anything else (FEED.md's order).
@@ -193,16 +205,42 @@ async fn tokens_open_exactly_their_tables() {
         refused(fx.addr, &format!("/ws/table/nope?token={JUDGE_T1}")).await,
         404
     );
-    // The Authorization header works as well as the query.
-    let mut req = tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
-        format!("ws://{}/ws/table/cup-t1", fx.addr),
-    )
-    .unwrap();
-    req.headers_mut()
-        .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    let m = next_json(&mut ws).await;
-    assert!(m["view"]["seats"][0]["role"].is_string());
+    // The Authorization header works as well as the query, its scheme in
+    // any case (RFC 7235); a header that is there but not a known bearer
+    // token is 401, never the public view.
+    let with_auth = |auth: String| {
+        let mut req =
+            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                format!("ws://{}/ws/table/cup.final.r1.t1.g1", fx.addr),
+            )
+            .unwrap();
+        req.headers_mut()
+            .insert("authorization", auth.parse().unwrap());
+        req
+    };
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let (mut ws, _) = tokio_tungstenite::connect_async(with_auth(format!("{scheme} {CHIEF}")))
+            .await
+            .unwrap();
+        let m = next_json(&mut ws).await;
+        assert!(m["view"]["seats"][0]["role"].is_string(), "{scheme}");
+    }
+    for bad in [
+        CHIEF.to_owned(),
+        format!("Basic {CHIEF}"),
+        "Bearer not-a-token".into(),
+    ] {
+        match tokio_tungstenite::connect_async(with_auth(bad.clone())).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+                assert_eq!(resp.status().as_u16(), 401, "{bad}")
+            }
+            other => panic!("{bad}: {:?}", other.map(|_| ())),
+        }
+    }
+    assert_eq!(
+        refused(fx.addr, "/ws/table/cup.final.r1.t1.g1?token=").await,
+        401
+    );
     // The hall feed with a table-judge token lists only its tables.
     let mut ws = connect(fx.addr, &format!("/ws/hall?token={JUDGE_T1}")).await;
     let m = next_json(&mut ws).await;
@@ -213,7 +251,7 @@ async fn tokens_open_exactly_their_tables() {
         .iter()
         .map(|t| t["game_id"].clone())
         .collect();
-    assert_eq!(ids, vec![Value::from("cup-t1")]);
+    assert_eq!(ids, vec![Value::from("cup.final.r1.t1.g1")]);
     // The public hall lists both, without roles.
     let mut ws = connect(fx.addr, "/ws/hall").await;
     let m = next_json(&mut ws).await;
@@ -231,7 +269,7 @@ async fn resuming_from_a_sequence_leaves_no_gap() {
     )
     .await;
     let sim = game(RuleSetId::Rfm, 21);
-    let id = "cup-resume";
+    let id = "cup.resume.r1.t1.g1";
     create(&fx.log, id, &sim, 1).await;
     let n = sim.events.len();
     append(&fx.log, id, &sim.events[..n / 3]).await;
@@ -293,7 +331,7 @@ async fn a_client_that_never_reads_does_not_hold_back_the_others() {
     };
     let fx = start(config, server).await;
     let sim = game(RuleSetId::Club, 9);
-    let id = "cup-slow";
+    let id = "cup.slow.r1.t1.g1";
     create(&fx.log, id, &sim, 1).await;
     append(&fx.log, id, &sim.events[..1]).await;
     until(&fx.hub, |h| h.has_table(id)).await;
@@ -339,10 +377,10 @@ async fn server_pings_and_answers_close() {
     };
     let fx = start(hub_config(Duration::from_secs(3600)), server).await;
     let sim = game(RuleSetId::Classic, 1);
-    create(&fx.log, "cup-ping", &sim, 1).await;
-    append(&fx.log, "cup-ping", &sim.events[..5]).await;
-    until(&fx.hub, |h| h.has_table("cup-ping")).await;
-    let mut ws = connect(fx.addr, "/ws/table/cup-ping").await;
+    create(&fx.log, "cup.ping.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.ping.r1.t1.g1", &sim.events[..5]).await;
+    until(&fx.hub, |h| h.has_table("cup.ping.r1.t1.g1")).await;
+    let mut ws = connect(fx.addr, "/ws/table/cup.ping.r1.t1.g1").await;
     let mut pinged = false;
     for _ in 0..50 {
         match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
@@ -365,20 +403,24 @@ async fn departed_subscribers_of_a_quiet_table_are_forgotten() {
     )
     .await;
     let sim = game(RuleSetId::Classic, 2);
-    create(&fx.log, "cup-quiet", &sim, 1).await;
-    append(&fx.log, "cup-quiet", &sim.events).await;
-    until(&fx.hub, |h| h.has_table("cup-quiet")).await;
+    create(&fx.log, "cup.quiet.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.quiet.r1.t1.g1", &sim.events).await;
+    until(&fx.hub, |h| h.has_table("cup.quiet.r1.t1.g1")).await;
     for _ in 0..100 {
         drop(
             fx.hub
-                .subscribe("cup-quiet", Audience::Public, None)
+                .subscribe("cup.quiet.r1.t1.g1", Audience::Public, None)
                 .unwrap(),
         );
     }
     let kept = fx
         .hub
-        .subscribe("cup-quiet", Audience::Public, None)
+        .subscribe("cup.quiet.r1.t1.g1", Audience::Public, None)
         .unwrap();
-    assert_eq!(fx.hub.subscriber_count("cup-quiet", Audience::Public), 1);
+    assert_eq!(
+        fx.hub
+            .subscriber_count("cup.quiet.r1.t1.g1", Audience::Public),
+        1
+    );
     drop(kept);
 }

@@ -61,9 +61,9 @@ async fn fixture_with_game() -> (Fixture, mafia_rules::sim::SimulatedGame) {
     )
     .await;
     let sim = game(RuleSetId::Club, 7);
-    create(&fx.log, "cup-t1", &sim, 1).await;
-    append(&fx.log, "cup-t1", &sim.events[..60]).await;
-    until_folded(&fx.hub, "cup-t1", 60).await;
+    create(&fx.log, "cup.final.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[..60]).await;
+    until_folded(&fx.hub, "cup.final.r1.t1.g1", 60).await;
     (fx, sim)
 }
 
@@ -73,7 +73,7 @@ const TABLE_QUERY: &str =
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queries_answer_in_the_callers_audience() {
     let (fx, _sim) = fixture_with_game().await;
-    let q = json!({"query": TABLE_QUERY, "variables": {"id": "cup-t1"}});
+    let q = json!({"query": TABLE_QUERY, "variables": {"id": "cup.final.r1.t1.g1"}});
     let (status, public) = post(fx.addr, "/graphql", None, &q).await;
     assert_eq!(status, 200);
     let view = &public["data"]["table"]["view"];
@@ -93,17 +93,18 @@ async fn queries_answer_in_the_callers_audience() {
         &json!({"query": "{ tables { gameId round table } }"}),
     )
     .await;
-    assert_eq!(tables["data"]["tables"][0]["gameId"], "cup-t1");
+    assert_eq!(tables["data"]["tables"][0]["gameId"], "cup.final.r1.t1.g1");
     let q = json!({"query": "{ tournaments { name rounds { number tables { gameId } } } }"});
     let (_, t) = post(fx.addr, "/graphql", None, &q).await;
     assert_eq!(t["data"]["tournaments"][0]["name"], "cup");
     assert_eq!(
         t["data"]["tournaments"][0]["rounds"][0]["tables"][0]["gameId"],
-        "cup-t1"
+        "cup.final.r1.t1.g1"
     );
 
     // Events: the public gets its own numbering and no hidden event.
-    let ev = json!({"query": r#"{ events(gameId: "cup-t1", after: 0) { seq kind cmd } }"#});
+    let ev =
+        json!({"query": r#"{ events(gameId: "cup.final.r1.t1.g1", after: 0) { seq kind cmd } }"#});
     let (_, public) = post(fx.addr, "/graphql", None, &ev).await;
     let evs = public["data"]["events"].as_array().unwrap();
     for (i, e) in evs.iter().enumerate() {
@@ -241,14 +242,14 @@ async fn graphql_transport_ws_streams_a_snapshot_then_deltas() {
     )
     .await;
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
-    send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup-t1"}}})).await;
+    send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup.final.r1.t1.g1"}}})).await;
     let m = next_msg(&mut ws).await;
     assert_eq!(m["type"], "next");
     let t = &m["payload"]["data"]["table"];
     assert_eq!(t["kind"], "snapshot");
     assert_eq!(t["seq"], 60);
     assert!(t["view"]["seats"][0]["role"].is_string());
-    append(&fx.log, "cup-t1", &sim.events[60..70]).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;
     for seq in 61..=70 {
         let m = next_msg(&mut ws).await;
         let t = &m["payload"]["data"]["table"];
@@ -263,13 +264,13 @@ async fn legacy_graphql_ws_streams_events_from_a_sequence() {
     let mut ws = gql_ws(fx.addr, "graphql-ws", &format!("token={CHIEF}")).await;
     send(&mut ws, json!({"type": "connection_init", "payload": {}})).await;
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
-    let q = r#"subscription { events(gameId: "cup-t1", after: 50) { seq kind } }"#;
+    let q = r#"subscription { events(gameId: "cup.final.r1.t1.g1", after: 50) { seq kind } }"#;
     send(
         &mut ws,
         json!({"id": "a", "type": "start", "payload": {"query": q}}),
     )
     .await;
-    append(&fx.log, "cup-t1", &sim.events[60..65]).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..65]).await;
     for seq in 51..=65 {
         let m = next_msg(&mut ws).await;
         assert_eq!(m["type"], "data", "{m}");
@@ -283,7 +284,7 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
     let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
     send(&mut ws, json!({"type": "connection_init"})).await;
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
-    send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup-t1"}}})).await;
+    send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup.final.r1.t1.g1"}}})).await;
     let m = next_msg(&mut ws).await;
     assert!(m["payload"]["data"]["table"]["view"]["seats"][0]["role"].is_null());
     let before_end = sim
@@ -291,9 +292,13 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
         .iter()
         .position(|e| matches!(e.event, mafia_rules::Event::GameEnded { .. }))
         .unwrap();
-    append(&fx.log, "cup-t1", &sim.events[60..before_end]).await;
-    until_folded(&fx.hub, "cup-t1", before_end as u64).await;
-    let want = fx.hub.state("cup-t1", Audience::Public).unwrap().seq;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..before_end]).await;
+    until_folded(&fx.hub, "cup.final.r1.t1.g1", before_end as u64).await;
+    let want = fx
+        .hub
+        .state("cup.final.r1.t1.g1", Audience::Public)
+        .unwrap()
+        .seq;
     let mut seq = m["payload"]["data"]["table"]["seq"].as_u64().unwrap();
     while seq < want {
         let m = next_msg(&mut ws).await;
@@ -370,7 +375,7 @@ async fn a_bad_token_in_connection_init_closes_the_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_protocol_is_given_only_once_the_game_is_over() {
     let (fx, sim) = fixture_with_game().await;
-    let q = json!({"query": r#"{ protocol(gameId: "cup-t1") { table { gameId } events { seq kind } } }"#});
+    let q = json!({"query": r#"{ protocol(gameId: "cup.final.r1.t1.g1") { table { gameId } events { seq kind } } }"#});
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     assert!(
         r["errors"][0]["message"]
@@ -379,9 +384,9 @@ async fn the_protocol_is_given_only_once_the_game_is_over() {
             .contains("not finished"),
         "{r}"
     );
-    append(&fx.log, "cup-t1", &sim.events[60..]).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..]).await;
     let n = sim.events.len() as u64;
-    until_folded(&fx.hub, "cup-t1", n).await;
+    until_folded(&fx.hub, "cup.final.r1.t1.g1", n).await;
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     let evs = r["data"]["protocol"]["events"].as_array().unwrap();
     assert_eq!(evs.len() as u64, n);
@@ -430,7 +435,7 @@ fn payload_of<'a>(text: &'a str, id: &str, kind: &str) -> &'a str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscribers_with_one_query_share_one_execution_per_event() {
     let (fx, sim) = fixture_with_game().await;
-    let vars = json!({"id": "cup-t1"});
+    let vars = json!({"id": "cup.final.r1.t1.g1"});
     // Both protocols, one group: the same operation in the same audience.
     let mut subs = Vec::new();
     for i in 0..12 {
@@ -483,7 +488,7 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
             .load(std::sync::atomic::Ordering::Relaxed)
     };
     let before = executed(&fx);
-    append(&fx.log, "cup-t1", &sim.events[60..70]).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;
     for seq in 61..=70u64 {
         let want = next_msg(&mut reference).await;
         assert_eq!(want["type"], "next");
@@ -511,7 +516,7 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
     send(ws0, json!({"id": id0, "type": "complete"})).await;
     let m: Value = serde_json::from_str(&next_text(ws0).await).unwrap();
     assert_eq!(m["type"], "complete");
-    append(&fx.log, "cup-t1", &sim.events[70..71]).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[70..71]).await;
     for (ws, id, kind) in subs.iter_mut().skip(1) {
         let text = next_text(ws).await;
         let v: Value = serde_json::from_str(payload_of(&text, id, kind)).unwrap();
@@ -522,7 +527,12 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     let (fx, sim) = fixture_with_game().await;
-    let public_seq = |fx: &Fixture| fx.hub.state("cup-t1", Audience::Public).unwrap().seq;
+    let public_seq = |fx: &Fixture| {
+        fx.hub
+            .state("cup.final.r1.t1.g1", Audience::Public)
+            .unwrap()
+            .seq
+    };
     let after = public_seq(&fx) - 3;
     let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
     send(&mut ws, json!({"type": "connection_init"})).await;
@@ -531,7 +541,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     // directive, which takes async-graphql's own path.
     let hall = "t: tables { __typename kind tables { gameId seq view } }";
     let events = format!(
-        r#"t: events(gameId: "cup-t1", after: {after}) {{ seq at cmd kind event __typename }}"#
+        r#"t: events(gameId: "cup.final.r1.t1.g1", after: {after}) {{ seq at cmd kind event __typename }}"#
     );
     let ops = [
         format!("subscription {{ {hall} }}"),
@@ -556,9 +566,12 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     collect(&mut ws, &mut got, 1, 3).await;
     assert_eq!(got["1"][0], got["2"][0]);
     assert_eq!(got["1"][0]["data"]["t"]["__typename"], "HallMessage");
-    assert_eq!(got["1"][0]["data"]["t"]["tables"][0]["gameId"], "cup-t1");
-    append(&fx.log, "cup-t1", &sim.events[60..70]).await;
-    until_folded(&fx.hub, "cup-t1", 70).await;
+    assert_eq!(
+        got["1"][0]["data"]["t"]["tables"][0]["gameId"],
+        "cup.final.r1.t1.g1"
+    );
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;
+    until_folded(&fx.hub, "cup.final.r1.t1.g1", 70).await;
     let n = (public_seq(&fx) - after) as usize;
     collect(&mut ws, &mut got, 1, n).await;
     assert_eq!(got["3"][..n], got["4"][..n]);

@@ -121,12 +121,12 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
     };
     let fx = start(config, mafia_gateway::ServerConfig::default()).await;
     let sim = game(RuleSetId::Club, 7);
-    create(&fx.log, "t", &sim, 1).await;
-    append(&fx.log, "t", &sim.events[..10]).await;
-    until_folded(&fx.hub, "t", 10).await;
+    create(&fx.log, "cup.hub.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.hub.r1.t1.g1", &sim.events[..10]).await;
+    until_folded(&fx.hub, "cup.hub.r1.t1.g1", 10).await;
     let groups = Groups::new(fx.hub.clone());
-    let query = serde_json::json!({"query": r#"subscription { table(gameId: "t") { kind seq } }"#});
-    let access = mafia_gateway::Access::ChiefJudge;
+    let query = serde_json::json!({"query": r#"subscription { table(gameId: "cup.hub.r1.t1.g1") { kind seq } }"#});
+    let access = tokens().check(Some(CHIEF)).unwrap();
     let mut slow = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
     let mut fast = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
     assert_eq!(groups.len(), 1);
@@ -144,7 +144,7 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
             (Some("snapshot"), Some(10))
         );
     }
-    append(&fx.log, "t", &sim.events[10..30]).await;
+    append(&fx.log, "cup.hub.r1.t1.g1", &sim.events[10..30]).await;
     // The reader keeps up (or, if the machine is slow, is cut back too):
     // never a gap.
     let mut seq = 10;
@@ -196,14 +196,23 @@ async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() 
         .await
         .unwrap();
     let sim = game(RuleSetId::Club, 7);
-    create(&log, "bc", &sim, 1).await;
-    append(&log, "bc", &sim.events[..1]).await;
-    until(&hub, |h| h.has_table("bc")).await;
-    let mut broadcast = hub.subscribe("bc", Audience::Broadcast, None).unwrap();
-    let mut judge = hub.subscribe("bc", Audience::Judge, None).unwrap();
-    append(&log, "bc", &sim.events[1..20]).await;
-    until_folded(&hub, "bc", 20).await;
-    assert_eq!(hub.state("bc", Audience::Broadcast).unwrap().seq, 0);
+    create(&log, "cup.bc.r1.t1.g1", &sim, 1).await;
+    append(&log, "cup.bc.r1.t1.g1", &sim.events[..1]).await;
+    until(&hub, |h| h.has_table("cup.bc.r1.t1.g1")).await;
+    let mut broadcast = hub
+        .subscribe("cup.bc.r1.t1.g1", Audience::Broadcast, None)
+        .unwrap();
+    let mut judge = hub
+        .subscribe("cup.bc.r1.t1.g1", Audience::Judge, None)
+        .unwrap();
+    append(&log, "cup.bc.r1.t1.g1", &sim.events[1..20]).await;
+    until_folded(&hub, "cup.bc.r1.t1.g1", 20).await;
+    assert_eq!(
+        hub.state("cup.bc.r1.t1.g1", Audience::Broadcast)
+            .unwrap()
+            .seq,
+        0
+    );
     assert!(
         broadcast.try_recv().is_none(),
         "the broadcast saw an event early"
@@ -217,7 +226,7 @@ async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() 
     );
     tokio::time::advance(Duration::from_millis(1)).await;
     until(&hub, |h| {
-        h.state("bc", Audience::Broadcast).unwrap().seq == 20
+        h.state("cup.bc.r1.t1.g1", Audience::Broadcast).unwrap().seq == 20
     })
     .await;
     let mut f = Follower::default();

@@ -21,37 +21,45 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
             .unwrap(),
     );
     let sim = game(RuleSetId::Club, 7);
-    create(&log, "cup-t1", &sim, 1).await;
+    create(&log, "cup.final.r1.t1.g1", &sim, 1).await;
     // One gateway starts before the game is under way, the other in the middle.
-    append(&log, "cup-t1", &sim.events[..30]).await;
+    append(&log, "cup.final.r1.t1.g1", &sim.events[..30]).await;
     let early = Hub::start(log.clone(), hub_config(Duration::ZERO))
         .await
         .unwrap();
-    let mut sub = early.subscribe("cup-t1", Audience::Public, None).unwrap();
-    append(&log, "cup-t1", &sim.events[30..100]).await;
+    let mut sub = early
+        .subscribe("cup.final.r1.t1.g1", Audience::Public, None)
+        .unwrap();
+    append(&log, "cup.final.r1.t1.g1", &sim.events[30..100]).await;
     let other_log: Arc<dyn EventLog> =
         Arc::new(RedisLog::connect_with(redis.url(), config).await.unwrap());
     let late = Hub::start(other_log, hub_config(Duration::ZERO))
         .await
         .unwrap();
-    append(&log, "cup-t1", &sim.events[100..]).await;
+    append(&log, "cup.final.r1.t1.g1", &sim.events[100..]).await;
     let n = sim.events.len() as u64;
     for hub in [&early, &late] {
         until(hub, |h| {
-            h.state("cup-t1", Audience::Judge).is_ok_and(|s| s.seq == n)
-                && h.state("cup-t1", Audience::Broadcast)
+            h.state("cup.final.r1.t1.g1", Audience::Judge)
+                .is_ok_and(|s| s.seq == n)
+                && h.state("cup.final.r1.t1.g1", Audience::Broadcast)
                     .is_ok_and(|s| s.seq == n)
         })
         .await;
     }
     for a in [Audience::Public, Audience::Broadcast, Audience::Judge] {
-        let x = early.state("cup-t1", a).unwrap();
-        let y = late.state("cup-t1", a).unwrap();
+        let x = early.state("cup.final.r1.t1.g1", a).unwrap();
+        let y = late.state("cup.final.r1.t1.g1", a).unwrap();
         assert_eq!(x.seq, y.seq, "{a:?} numbering differs");
         assert_eq!(x.view, y.view, "{a:?} views differ");
         assert_eq!(
-            early.events("cup-t1", a, 0, usize::MAX).unwrap().len(),
-            late.events("cup-t1", a, 0, usize::MAX).unwrap().len()
+            early
+                .events("cup.final.r1.t1.g1", a, 0, usize::MAX)
+                .unwrap()
+                .len(),
+            late.events("cup.final.r1.t1.g1", a, 0, usize::MAX)
+                .unwrap()
+                .len()
         );
     }
     // The early subscriber follows the whole public feed, gap-free.
@@ -59,7 +67,10 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
     for b in std::mem::take(&mut sub.initial) {
         f.apply(&serde_json::from_slice(&b).unwrap());
     }
-    let want = early.state("cup-t1", Audience::Public).unwrap().seq;
+    let want = early
+        .state("cup.final.r1.t1.g1", Audience::Public)
+        .unwrap()
+        .seq;
     while f.seq < want {
         match tokio::time::timeout(Duration::from_secs(30), sub.recv())
             .await
@@ -69,7 +80,7 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
             // It did not read while the game was appended: resume where it was.
             Err(mafia_gateway::hub::Ended::Lagged) => {
                 sub = early
-                    .subscribe("cup-t1", Audience::Public, Some(f.seq))
+                    .subscribe("cup.final.r1.t1.g1", Audience::Public, Some(f.seq))
                     .unwrap();
                 for b in std::mem::take(&mut sub.initial) {
                     f.apply(&serde_json::from_slice(&b).unwrap());

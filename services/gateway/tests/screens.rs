@@ -99,12 +99,12 @@ async fn each_screen_renders_what_its_audience_may_see() {
         return;
     };
     let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
-    for (id, table, seed) in [("cup-t1", 1, 7), ("cup-t2", 2, 3)] {
+    for (id, table, seed) in [("cup.final.r1.t1.g1", 1, 7), ("cup.final.r1.t2.g1", 2, 3)] {
         let sim = game(RuleSetId::Club, seed);
         create(&fx.log, id, &sim, table).await;
         append(&fx.log, id, &sim.events[..80]).await;
     }
-    for id in ["cup-t1", "cup-t2"] {
+    for id in ["cup.final.r1.t1.g1", "cup.final.r1.t2.g1"] {
         until(&fx.hub, |h| {
             h.state(id, Audience::Broadcast).is_ok_and(|s| s.seq == 80)
         })
@@ -116,11 +116,12 @@ async fn each_screen_renders_what_its_audience_may_see() {
         bin.clone(),
         format!("{base}/hall?lang=en"),
         "hall",
-        r#"data-table="cup-t2""#,
+        r#"data-table="cup.final.r1.t2.g1""#,
     )
     .await;
     assert!(
-        hall.contains(r#"data-table="cup-t1""#) && hall.contains(r#"data-table="cup-t2""#),
+        hall.contains(r#"data-table="cup.final.r1.t1.g1""#)
+            && hall.contains(r#"data-table="cup.final.r1.t2.g1""#),
         "{hall}"
     );
     assert!(
@@ -139,7 +140,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
 
     let overlay = render(
         bin.clone(),
-        format!("{base}/overlay?table=cup-t1"),
+        format!("{base}/overlay?table=cup.final.r1.t1.g1"),
         "overlay-public",
         "Player 1",
     )
@@ -147,7 +148,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     assert!(overlay.contains("Player 1") && !overlay.contains(r#"class="role""#));
     let overlay = render(
         bin.clone(),
-        format!("{base}/overlay?table=cup-t1&token={BROADCAST}"),
+        format!("{base}/overlay?table=cup.final.r1.t1.g1&token={BROADCAST}"),
         "overlay-broadcast",
         r#"class="role""#,
     )
@@ -159,7 +160,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
 
     let spectator = render(
         bin.clone(),
-        format!("{base}/spectator?table=cup-t2&lang=ru"),
+        format!("{base}/spectator?table=cup.final.r1.t2.g1&lang=ru"),
         "spectator",
         "Player 10",
     )
@@ -174,14 +175,19 @@ async fn each_screen_renders_what_its_audience_may_see() {
         r#"class="role""#,
     )
     .await;
-    assert!(judge.contains(r#"data-table="cup-t1""#) && judge.contains(r#"class="role""#));
+    assert!(
+        judge.contains(r#"data-table="cup.final.r1.t1.g1""#) && judge.contains(r#"class="role""#)
+    );
     // A table judge's dashboard lists its own table only.
     let judge = render(
         bin.clone(),
         format!("{base}/judge?token={JUDGE_T1}"),
         "judge-table",
-        r#"data-table="cup-t1""#,
+        r#"data-table="cup.final.r1.t1.g1""#,
     )
     .await;
-    assert!(judge.contains(r#"data-table="cup-t1""#) && !judge.contains(r#"data-table="cup-t2""#));
+    assert!(
+        judge.contains(r#"data-table="cup.final.r1.t1.g1""#)
+            && !judge.contains(r#"data-table="cup.final.r1.t2.g1""#)
+    );
 }

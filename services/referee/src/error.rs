@@ -1,29 +1,31 @@
 use mafia_event_log::LogError;
+use mafia_record::{GameId, GameIdError};
 use tonic::Status;
 
 /// Why a referee call failed; each maps to one gRPC status.
 #[derive(Debug, thiserror::Error)]
 pub enum RefereeError {
-    #[error("unknown game {0:?}")]
-    UnknownGame(String),
-    #[error("game id {0:?} is not 1-128 bytes of [A-Za-z0-9_.-]")]
-    BadGameId(String),
+    #[error("unknown game {0}")]
+    UnknownGame(GameId),
+    /// The id is not repeated: it may be huge or hostile.
+    #[error("bad game id: {0}")]
+    BadGameId(#[from] GameIdError),
     #[error("invalid game header: {0}")]
     BadHeader(String),
-    #[error("game {0:?} already exists with a different header")]
-    HeaderMismatch(String),
-    #[error("game {game:?} is owned by referee {owner} for another {ms} ms; reconnect and retry")]
+    #[error("game {0} already exists with a different header")]
+    HeaderMismatch(GameId),
+    #[error("game {game} is owned by referee {owner} for another {ms} ms; reconnect and retry")]
     OwnedElsewhere {
-        game: String,
+        game: GameId,
         owner: String,
         ms: u128,
     },
-    #[error("this referee lost game {0:?} to another one; reconnect and attach again")]
-    LeaseLost(String),
+    #[error("this referee lost game {0} to another one; reconnect and attach again")]
+    LeaseLost(GameId),
     #[error("event log unavailable: {0}")]
     Log(#[source] LogError),
-    #[error("stored history of {game:?} is unreadable: {reason}")]
-    Corrupt { game: String, reason: String },
+    #[error("stored history of {game} is unreadable: {reason}")]
+    Corrupt { game: GameId, reason: String },
 }
 
 impl From<LogError> for RefereeError {

@@ -3,14 +3,13 @@
 //! lease's fence) before any reply goes out.
 
 use crate::error::RefereeError;
-use crate::keys::log_key;
 use crate::metrics::Metrics;
 use bytes::Bytes;
 use futures::StreamExt;
 use mafia_event_log::{EventLog, LogError};
 use mafia_proto::convert::{event_to_proto, violation_to_proto};
 use mafia_proto::v1;
-use mafia_record::{Header, LoggedEvent};
+use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::view::events_for;
 use mafia_rules::{Audience, Command, Envelope, Event, Game, Step, Team};
 use std::collections::HashMap;
@@ -31,7 +30,7 @@ pub fn now_ms() -> i64 {
 
 /// One game as this referee holds it.
 pub struct Slot {
-    pub game_id: String,
+    pub game_id: GameId,
     pub key: String,
     pub header: Arc<Header>,
     game: Game,
@@ -117,7 +116,7 @@ pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<v
 }
 
 pub fn state_of(
-    game_id: &str,
+    game_id: &GameId,
     game: &Game,
     last_client_seq: u64,
     audience: Audience,
@@ -140,7 +139,7 @@ pub fn state_of(
         _ => String::new(),
     };
     v1::GameState {
-        game_id: game_id.to_owned(),
+        game_id: game_id.to_string(),
         seq: u64::from(game.seq()),
         last_client_seq,
         over: game.is_over(),
@@ -185,8 +184,8 @@ pub struct Games {
     owner: String,
     lease_ttl: Duration,
     metrics: Arc<Metrics>,
-    slots: Mutex<HashMap<String, Entry>>,
-    headers: Mutex<HashMap<String, Arc<Header>>>,
+    slots: Mutex<HashMap<GameId, Entry>>,
+    headers: Mutex<HashMap<GameId, Arc<Header>>>,
 }
 
 impl Games {
@@ -214,17 +213,17 @@ impl Games {
         &self.owner
     }
 
-    fn entry(&self, game_id: &str) -> Entry {
+    fn entry(&self, game_id: &GameId) -> Entry {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         // Looked up first: the key is copied only for a new entry.
         if let Some(e) = slots.get(game_id) {
             return e.clone();
         }
-        slots.entry(game_id.to_owned()).or_default().clone()
+        slots.entry(game_id.clone()).or_default().clone()
     }
 
     /// The game's header, from memory or the log.
-    pub async fn header(&self, game_id: &str) -> Result<Arc<Header>, RefereeError> {
+    pub async fn header(&self, game_id: &GameId) -> Result<Arc<Header>, RefereeError> {
         if let Some(h) = self
             .headers
             .lock()
@@ -233,21 +232,21 @@ impl Games {
         {
             return Ok(h.clone());
         }
-        let key = log_key(game_id)?;
+        let key = game_id.to_string();
         let bytes = self
             .log
             .header(&key)
             .await?
-            .ok_or_else(|| RefereeError::UnknownGame(game_id.to_owned()))?;
+            .ok_or_else(|| RefereeError::UnknownGame(game_id.clone()))?;
         let header: Header = serde_json::from_slice(&bytes).map_err(|e| RefereeError::Corrupt {
-            game: game_id.to_owned(),
+            game: game_id.clone(),
             reason: format!("header: {e}"),
         })?;
         let header = Arc::new(header);
         self.headers
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(game_id.to_owned(), header.clone());
+            .insert(game_id.clone(), header.clone());
         Ok(header)
     }
 
@@ -261,8 +260,10 @@ impl Games {
         header
             .setup()
             .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
-        let game_id = header.game_id();
-        let key = log_key(&game_id)?;
+        let game_id = header
+            .game_id()
+            .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
+        let key = game_id.to_string();
         let bytes = serde_json::to_vec(&header).expect("headers serialize");
         let created = match self.log.create_game(&key, &bytes).await {
             Ok(c) => c,
@@ -281,7 +282,7 @@ impl Games {
     async fn ensure_loaded<'a>(
         &self,
         guard: &'a mut Option<Slot>,
-        game_id: &str,
+        game_id: &GameId,
         at: i64,
     ) -> Result<&'a mut Slot, RefereeError> {
         if guard.is_none() {
@@ -293,11 +294,11 @@ impl Games {
         Ok(slot)
     }
 
-    async fn load(&self, game_id: &str, at: i64) -> Result<Slot, RefereeError> {
+    async fn load(&self, game_id: &GameId, at: i64) -> Result<Slot, RefereeError> {
         let header = self.header(game_id).await?;
-        let key = log_key(game_id)?;
+        let key = game_id.to_string();
         let setup = header.setup().map_err(|e| RefereeError::Corrupt {
-            game: game_id.to_owned(),
+            game: game_id.clone(),
             reason: format!("stored header: {e}"),
         })?;
         let lease = match self
@@ -308,7 +309,7 @@ impl Games {
             Ok(l) => l,
             Err(LogError::LeaseHeld { owner, expires_in }) => {
                 return Err(RefereeError::OwnedElsewhere {
-                    game: game_id.to_owned(),
+                    game: game_id.clone(),
                     owner,
                     ms: expires_in.as_millis(),
                 })
@@ -317,12 +318,12 @@ impl Games {
         };
         let events = read_all(self.log.as_ref(), game_id, &key).await?;
         let mut slot = Slot {
-            game_id: game_id.to_owned(),
+            game_id: game_id.clone(),
             key: key.clone(),
             header: header.clone(),
             game: Game::replay(setup.clone(), events.iter().map(|e| &e.envelope)).map_err(|e| {
                 RefereeError::Corrupt {
-                    game: game_id.to_owned(),
+                    game: game_id.clone(),
                     reason: e.to_string(),
                 }
             })?,
@@ -384,7 +385,7 @@ impl Games {
     /// `last_acked`. With `omit_state` the acks carry no state.
     pub async fn attach(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         last_acked: u64,
         omit_state: bool,
     ) -> Result<Vec<v1::RefereeReply>, RefereeError> {
@@ -402,7 +403,7 @@ impl Games {
     /// `omit_state` the ack carries no state.
     pub async fn submit(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         client_seq: u64,
         at: i64,
         cmd: &Command,
@@ -462,7 +463,7 @@ impl Games {
                 return Err(match e {
                     LogError::Fenced { .. }
                     | LogError::LeaseLost { .. }
-                    | LogError::Conflict { .. } => RefereeError::LeaseLost(game_id.to_owned()),
+                    | LogError::Conflict { .. } => RefereeError::LeaseLost(game_id.clone()),
                     other => RefereeError::Log(other),
                 });
             }
@@ -491,7 +492,7 @@ impl Games {
         Ok(Outcome::Accepted(reply))
     }
 
-    fn forget_slot(&self, game_id: &str) {
+    fn forget_slot(&self, game_id: &GameId) {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         // Only when nobody else is waiting on it (the map holds one Arc and
         // the caller's guard another).
@@ -507,7 +508,7 @@ impl Games {
     /// read-only replay of the log (no lease).
     pub async fn read(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         audience: Audience,
     ) -> Result<(v1::GameState, Vec<v1::Event>), RefereeError> {
         let existing = self
@@ -523,15 +524,15 @@ impl Games {
             }
         }
         let header = self.header(game_id).await?;
-        let key = log_key(game_id)?;
+        let key = game_id.to_string();
         let events = read_all(self.log.as_ref(), game_id, &key).await?;
         let setup = header.setup().map_err(|e| RefereeError::Corrupt {
-            game: game_id.to_owned(),
+            game: game_id.clone(),
             reason: format!("stored header: {e}"),
         })?;
         let game = Game::replay(setup, events.iter().map(|e| &e.envelope)).map_err(|e| {
             RefereeError::Corrupt {
-                game: game_id.to_owned(),
+                game: game_id.clone(),
                 reason: e.to_string(),
             }
         })?;
@@ -550,7 +551,7 @@ impl Games {
     /// idle for longer than `idle` (releasing their lease). The game's lock
     /// is not held during the renewal call, so commands never wait on it.
     pub async fn renew_leases(&self, idle: Duration) {
-        let entries: Vec<(String, Entry)> = self
+        let entries: Vec<(GameId, Entry)> = self
             .slots
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -564,7 +565,7 @@ impl Games {
             .await;
     }
 
-    async fn renew_one(&self, game_id: String, entry: Entry, idle: Duration) {
+    async fn renew_one(&self, game_id: GameId, entry: Entry, idle: Duration) {
         let (key, fence) = {
             let mut guard = entry.lock().await;
             let Some(slot) = guard.as_ref() else { return };
@@ -622,7 +623,7 @@ impl Games {
 /// Every stored event of a game, decoded.
 pub async fn read_all(
     log: &dyn EventLog,
-    game_id: &str,
+    game_id: &GameId,
     key: &str,
 ) -> Result<Vec<LoggedEvent>, RefereeError> {
     read_from(log, game_id, key, 1, usize::MAX).await
@@ -631,7 +632,7 @@ pub async fn read_all(
 /// Up to `max` stored events from `from_seq`, decoded.
 pub async fn read_from(
     log: &dyn EventLog,
-    game_id: &str,
+    game_id: &GameId,
     key: &str,
     from_seq: u64,
     max: usize,
@@ -644,7 +645,7 @@ pub async fn read_from(
         for e in page {
             let logged: LoggedEvent =
                 serde_json::from_slice(&e.payload).map_err(|err| RefereeError::Corrupt {
-                    game: game_id.to_owned(),
+                    game: game_id.clone(),
                     reason: format!("event {}: {err}", e.seq),
                 })?;
             next = e.seq + 1;
@@ -657,9 +658,9 @@ pub async fn read_from(
     Ok(out)
 }
 
-pub fn decode(game_id: &str, seq: u64, payload: &[u8]) -> Result<LoggedEvent, RefereeError> {
+pub fn decode(game_id: &GameId, seq: u64, payload: &[u8]) -> Result<LoggedEvent, RefereeError> {
     serde_json::from_slice(payload).map_err(|err| RefereeError::Corrupt {
-        game: game_id.to_owned(),
+        game: game_id.clone(),
         reason: format!("event {seq}: {err}"),
     })
 }

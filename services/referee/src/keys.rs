@@ -1,22 +1,15 @@
-//! Game ids (`Header::game_id`, e.g. `cup.r1.t3.g1`) are the event log's
-//! keys as they are, so the gateway and scoring find a game's history under
-//! the id they already know. Anything else is refused up front, before it
-//! reaches the log.
+//! Game ids arrive as text from the wire; they become [`GameId`]s here,
+//! before anything else sees them. A game's event-log key is its id's text,
+//! so the gateway and scoring find a game's history under the id they
+//! already know.
 
 use crate::error::RefereeError;
+use mafia_record::GameId;
 
-/// The event-log key of a game id: the id itself, once checked.
-pub fn log_key(game_id: &str) -> Result<String, RefereeError> {
-    let ok = !game_id.is_empty()
-        && game_id.len() <= mafia_event_log::MAX_GAME_ID_LEN
-        && game_id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if ok {
-        Ok(game_id.to_owned())
-    } else {
-        Err(RefereeError::BadGameId(game_id.to_owned()))
-    }
+/// The game named by a request, or INVALID_ARGUMENT with a short message
+/// that does not repeat the id (it may be 60 KB of garbage).
+pub fn parse_game_id(text: &str) -> Result<GameId, RefereeError> {
+    Ok(text.parse::<GameId>()?)
 }
 
 #[cfg(test)]
@@ -24,14 +17,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_header_game_id_is_its_own_key() {
-        assert_eq!(log_key("cup.r1.t3.g1").unwrap(), "cup.r1.t3.g1");
+    fn a_game_id_is_its_own_key() {
+        let id = parse_game_id("cup.main.r1.t3.g1").unwrap();
+        assert_eq!(id.to_string(), "cup.main.r1.t3.g1");
     }
 
     #[test]
-    fn an_empty_huge_or_slashed_game_id_is_refused() {
-        assert!(log_key("").is_err());
-        assert!(log_key(&"a".repeat(200)).is_err());
-        assert!(log_key("cup/r1").is_err());
+    fn an_empty_huge_or_slashed_game_id_is_refused_without_being_repeated() {
+        for bad in [
+            String::new(),
+            "a".repeat(60_000),
+            "cup/r1".into(),
+            "cup.r1.t3.g1".into(),
+        ] {
+            let e = parse_game_id(&bad).unwrap_err();
+            let status = tonic::Status::from(e);
+            assert_eq!(status.code(), tonic::Code::InvalidArgument);
+            assert!(status.message().len() < 120, "{}", status.message());
+        }
     }
 }

@@ -17,7 +17,7 @@ pub mod metrics;
 pub mod server;
 mod service;
 
-pub use auth::{AuthConfig, Tokens};
+pub use auth::Tokens;
 pub use error::RefereeError;
 pub use server::{RefereeOptions, RunningReferee};
 

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
-use mafia_referee::{server, AuthConfig, RefereeOptions};
+use mafia_referee::{server, RefereeOptions, Tokens};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,28 +40,15 @@ struct Args {
     /// Redis URL of the redis store.
     #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379/")]
     redis_url: String,
-    /// Prefix of every Redis key.
-    #[arg(long, env = "MAFIA_REFEREE_REDIS_PREFIX", default_value = "mafia")]
+    /// Prefix of every Redis key (the same for every service).
+    #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
     redis_prefix: String,
-    /// Token file (JSON: {"chief_tokens": [..], "judges": [{"token", "tables"}]}).
-    #[arg(long, env = "MAFIA_REFEREE_AUTH")]
-    auth: Option<String>,
-    /// Chief-judge tokens, comma separated (added to the file's).
-    #[arg(
-        long,
-        env = "MAFIA_REFEREE_CHIEF_TOKENS",
-        default_value = "",
-        hide_env_values = true
-    )]
-    chief_tokens: String,
-    /// Table-judge tokens: "TOKEN=T1,T2;TOKEN2=T3" (added to the file's).
-    #[arg(
-        long,
-        env = "MAFIA_REFEREE_JUDGE_TOKENS",
-        default_value = "",
-        hide_env_values = true
-    )]
-    judge_tokens: String,
+    /// Token file (docs/config.md; crates/access).
+    #[arg(long, env = mafia_access::ENV_TOKENS_FILE)]
+    tokens_file: Option<std::path::PathBuf>,
+    /// The token file's JSON itself, added to the file's tokens.
+    #[arg(long, env = mafia_access::ENV_TOKENS, hide_env_values = true)]
+    tokens: Option<String>,
     /// Lease time to live in ms: how long a crashed referee blocks its games.
     #[arg(long, env = "MAFIA_REFEREE_LEASE_MS", default_value_t = 3000)]
     lease_ms: u64,
@@ -97,13 +84,9 @@ async fn main() -> anyhow::Result<()> {
         logs.init();
     }
 
-    let mut auth = match &args.auth {
-        Some(path) => AuthConfig::from_file(path)?,
-        None => AuthConfig::default(),
-    };
-    auth.extend_from_env(&args.chief_tokens, &args.judge_tokens)?;
-    if auth.chief_tokens.is_empty() && auth.judges.is_empty() {
-        bail!("no tokens configured: pass --auth FILE, MAFIA_REFEREE_CHIEF_TOKENS or MAFIA_REFEREE_JUDGE_TOKENS");
+    let tokens = Tokens::load(args.tokens_file.as_deref(), args.tokens.as_deref())?;
+    if tokens.is_empty() {
+        bail!("no tokens configured: pass --tokens-file FILE (MAFIA_TOKENS_FILE) or MAFIA_TOKENS");
     }
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(c), Some(k)) => Some((
@@ -115,7 +98,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let mut opts = RefereeOptions {
         lease_ttl: Duration::from_millis(args.lease_ms.max(100)),
-        auth,
+        tokens,
         max_message_bytes: args.max_message_bytes,
         tls,
         ..RefereeOptions::default()

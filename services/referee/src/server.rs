@@ -1,7 +1,7 @@
 //! Starting and stopping a referee: the gRPC server (with health and
 //! reflection), the lease renewer, the feed fan-out and the metrics endpoint.
 
-use crate::auth::{AuthConfig, Tokens};
+use crate::auth::Tokens;
 use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::service::{RefereeService, Shared};
@@ -25,7 +25,8 @@ pub struct RefereeOptions {
     pub lease_ttl: Duration,
     /// Games without commands for this long are unloaded (lease released).
     pub idle_unload: Duration,
-    pub auth: AuthConfig,
+    /// Who may call (`mafia-access`); none = every call UNAUTHENTICATED.
+    pub tokens: Tokens,
     /// Largest accepted gRPC message, in bytes.
     pub max_message_bytes: usize,
     /// Largest accepted `command_json`, in bytes.
@@ -40,7 +41,7 @@ impl Default for RefereeOptions {
             owner: default_owner(),
             lease_ttl: Duration::from_secs(3),
             idle_unload: Duration::from_secs(600),
-            auth: AuthConfig::default(),
+            tokens: Tokens::default(),
             max_message_bytes: 64 * 1024,
             max_command_bytes: 4 * 1024,
             tls: None,
@@ -98,7 +99,7 @@ pub async fn start(
             opts.lease_ttl,
             metrics.clone(),
         ),
-        tokens: Tokens::new(&opts.auth),
+        tokens: opts.tokens.clone(),
         hub: hub.clone(),
         metrics: metrics.clone(),
         shutdown: shutdown_rx.clone(),

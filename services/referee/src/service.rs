@@ -1,9 +1,9 @@
 //! The `mafia.v1.Referee` gRPC service.
 
-use crate::auth::{Caller, Tokens};
+use crate::auth::{self, Caller, Tokens};
 use crate::error::RefereeError;
 use crate::games::{self, Games, Outcome};
-use crate::keys::log_key;
+use crate::keys::parse_game_id;
 use crate::metrics::Metrics;
 use futures::StreamExt;
 use mafia_event_log::{Fanout, GameFollowed, LogError};
@@ -11,6 +11,7 @@ use mafia_proto::convert::{
     audience_from_proto, command_from_json, command_from_proto, event_to_proto, header_from_request,
 };
 use mafia_proto::v1::{self, judge_command::Kind, referee_server::Referee};
+use mafia_record::GameId;
 use mafia_rules::view::events_for;
 use mafia_rules::Audience;
 use std::pin::Pin;
@@ -46,9 +47,8 @@ fn shutting_down() -> Status {
 }
 
 impl Shared {
-    async fn authorize(&self, caller: &Caller, game_id: &str) -> Result<(), Status> {
-        let header = self.games.header(game_id).await?;
-        caller.may_judge(header.table)
+    fn authenticate(&self, meta: &tonic::metadata::MetadataMap) -> Result<Caller, Status> {
+        auth::authenticate(&self.tokens, meta)
     }
 
     async fn run_judge(
@@ -82,12 +82,19 @@ impl Shared {
                 return;
             }
         };
-        let game_id = attach.game_id;
         let omit_state = attach.omit_state;
-        if let Err(s) = self.authorize(&caller, &game_id).await {
-            let _ = tx.send(Err(s)).await;
-            return;
-        }
+        let game_id = match parse_game_id(&attach.game_id)
+            .map_err(Status::from)
+            .and_then(|id| {
+                caller.may_judge(&id).map_err(auth::status)?;
+                Ok(id)
+            }) {
+            Ok(id) => id,
+            Err(s) => {
+                let _ = tx.send(Err(s)).await;
+                return;
+            }
+        };
         match self
             .games
             .attach(&game_id, attach.last_acked_seq, omit_state)
@@ -141,7 +148,7 @@ impl Shared {
 
     async fn handle_submit(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         s: v1::Submit,
         omit_state: bool,
     ) -> Result<v1::RefereeReply, Status> {
@@ -180,7 +187,7 @@ impl Shared {
 
     async fn run_watch(
         self: Arc<Self>,
-        game_id: String,
+        game_id: GameId,
         key: String,
         audience: Audience,
         from_seq: u64,
@@ -321,19 +328,21 @@ impl Referee for RefereeService {
         &self,
         request: Request<v1::OpenGameRequest>,
     ) -> Result<Response<v1::OpenGameResponse>, Status> {
-        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let caller = self.shared.authenticate(request.metadata())?;
         let req = request.into_inner();
-        caller.may_judge(req.table)?;
+        let header =
+            header_from_request(&req).map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let game_id = header
+            .game_id()
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        caller.may_open(&game_id).map_err(auth::status)?;
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let header =
-            header_from_request(&req).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let game_id = header.game_id();
         let (created, state) = self.shared.games.open(header, req.at).await?;
         tracing::info!(game = %game_id, created, "game opened");
         Ok(Response::new(v1::OpenGameResponse {
-            game_id,
+            game_id: game_id.to_string(),
             created,
             state: Some(state),
         }))
@@ -345,7 +354,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<Streaming<v1::JudgeCommand>>,
     ) -> Result<Response<Self::JudgeStream>, Status> {
-        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let caller = self.shared.authenticate(request.metadata())?;
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
@@ -364,14 +373,15 @@ impl Referee for RefereeService {
         &self,
         request: Request<v1::GetGameRequest>,
     ) -> Result<Response<v1::GetGameResponse>, Status> {
-        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let caller = self.shared.authenticate(request.metadata())?;
         let req = request.into_inner();
-        self.shared.authorize(&caller, &req.game_id).await?;
-        let header = self.shared.games.header(&req.game_id).await?;
+        let game_id = parse_game_id(&req.game_id)?;
+        caller.may_judge(&game_id).map_err(auth::status)?;
+        let header = self.shared.games.header(&game_id).await?;
         let (state, events) = self
             .shared
             .games
-            .read(&req.game_id, audience(req.audience))
+            .read(&game_id, audience(req.audience))
             .await?;
         Ok(Response::new(v1::GetGameResponse {
             state: Some(state),
@@ -386,26 +396,19 @@ impl Referee for RefereeService {
         &self,
         request: Request<v1::WatchGameRequest>,
     ) -> Result<Response<Self::WatchGameStream>, Status> {
-        let caller = self.shared.tokens.authenticate(request.metadata())?;
+        let caller = self.shared.authenticate(request.metadata())?;
         let req = request.into_inner();
-        self.shared.authorize(&caller, &req.game_id).await?;
-        let key = log_key(&req.game_id).map_err(RefereeError::into_status)?;
+        let game_id = parse_game_id(&req.game_id)?;
+        caller.may_judge(&game_id).map_err(auth::status)?;
+        let key = game_id.to_string();
         let (tx, rx) = mpsc::channel(REPLY_BUFFER);
         let shared = self.shared.clone();
         let alive = self.shared.alive.clone();
         let aud = audience(req.audience);
         tokio::spawn(async move {
-            shared
-                .run_watch(req.game_id, key, aud, req.from_seq, tx)
-                .await;
+            shared.run_watch(game_id, key, aud, req.from_seq, tx).await;
             drop(alive);
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
-    }
-}
-
-impl RefereeError {
-    fn into_status(self) -> Status {
-        self.into()
     }
 }

@@ -19,7 +19,8 @@ async fn a_whole_game_typed_in_shorthand_ends_as_its_replay(b: Backend) {
     for (i, rules) in RuleSetId::ALL.into_iter().enumerate() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(40 + i as u64);
         let sim = simulate(rules, &mut rng, 1_000);
-        let mut header = Header::simulated(rules, "console", 1, 3, i as u32 + 1, 0);
+        let id = format!("cup.console.r1.t3.g{}", i + 1).parse().unwrap();
+        let mut header = Header::simulated(rules, &id, 0);
         header.deal = sim.setup.deal.clone();
         // What the judge types: each command's shorthand at its prompt, with
         // a typo and a refused command early on that must change nothing.

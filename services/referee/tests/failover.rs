@@ -41,8 +41,7 @@ fn spawn_referee(redis_url: &str, prefix: &str, name: &str) -> (Child, String) {
             prefix,
         ])
         .args(["--lease-ms", "1000", "--owner", name])
-        .env("MAFIA_REFEREE_CHIEF_TOKENS", CHIEF)
-        .env("MAFIA_REFEREE_JUDGE_TOKENS", format!("{TABLE3}=3"))
+        .env("MAFIA_TOKENS", tokens_json())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -29,7 +29,9 @@ async fn a_recorded_game_plays_to_the_end_and_every_event_is_stored(b: Backend) 
         .unwrap();
     assert!(report.over);
     assert_eq!(report.sent, rec.commands.len());
-    let key = mafia_referee::keys::log_key(&report.game_id).unwrap();
+    let key = mafia_referee::keys::parse_game_id(&report.game_id)
+        .unwrap()
+        .to_string();
     assert_eq!(log.last_seq(&key).await.unwrap(), n_events as u64);
 
     let mut c = raw(&r).await;
@@ -67,7 +69,7 @@ async fn opening_a_game_twice_is_idempotent_and_a_different_header_conflicts(b: 
         .unwrap()
         .into_inner();
     assert!(first.created && !again.created);
-    assert_eq!(first.game_id, "cup.r1.t5.g1");
+    assert_eq!(first.game_id, "cup.main.r1.t5.g1");
     assert_eq!(first.state.unwrap().seq, again.state.unwrap().seq);
     let mut other = req;
     other.deal = Some(v1::open_game_request::Deal::Seed(2));
@@ -135,7 +137,9 @@ async fn a_resent_command_is_acknowledged_again_and_never_applied_twice(b: Backe
     let (at, cmd) = &cmds[0];
     tx.send(submit(1, *at, cmd)).await.unwrap();
     let first = accepted(next(&mut rx).await);
-    let key = mafia_referee::keys::log_key(&game_id).unwrap();
+    let key = mafia_referee::keys::parse_game_id(&game_id)
+        .unwrap()
+        .to_string();
     let stored = log.last_seq(&key).await.unwrap();
     tx.send(submit(1, *at, cmd)).await.unwrap();
     let again = accepted(next(&mut rx).await);
@@ -236,7 +240,9 @@ async fn an_illegal_command_is_rejected_and_the_stream_stays_open(b: Backend) {
     let log = b.log().await;
     let r = start(log.clone(), options()).await;
     let (game_id, cmds) = open_simulated(&r, 23).await;
-    let key = mafia_referee::keys::log_key(&game_id).unwrap();
+    let key = mafia_referee::keys::parse_game_id(&game_id)
+        .unwrap()
+        .to_string();
     let before = log.last_seq(&key).await.unwrap();
     let (tx, rx) = judge_stream(&r, TABLE3).await;
     let mut rx = rx.unwrap();
@@ -344,7 +350,7 @@ async fn an_unknown_game_is_not_found(b: Backend) {
     let err = c
         .get_game(with_token(
             v1::GetGameRequest {
-                game_id: "cup.r9.t9.g9".into(),
+                game_id: "cup.main.r9.t9.g9".into(),
                 audience: 0,
             },
             CHIEF,
@@ -354,9 +360,60 @@ async fn an_unknown_game_is_not_found(b: Backend) {
     assert_eq!(err.code(), Code::NotFound);
     let (tx, rx) = judge_stream(&r, CHIEF).await;
     let mut rx = rx.unwrap();
-    tx.send(attach("cup.r9.t9.g9", 0)).await.unwrap();
+    tx.send(attach("cup.main.r9.t9.g9", 0)).await.unwrap();
     assert_eq!(rx.message().await.unwrap_err().code(), Code::NotFound);
     drop((tx, rx));
+    r.shutdown().await;
+}
+
+async fn a_malformed_or_huge_game_id_is_invalid_argument_with_a_short_message(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    for bad in [
+        "cup.r1.t3.g1".to_owned(),
+        "x".repeat(60_000),
+        "cup.main.r1.t3.g1/..".into(),
+    ] {
+        let err = c
+            .get_game(with_token(
+                v1::GetGameRequest {
+                    game_id: bad.clone(),
+                    audience: 0,
+                },
+                CHIEF,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{:.80}", err.message());
+        assert!(err.message().len() < 120, "{:.200}", err.message());
+        let (tx, rx) = judge_stream(&r, CHIEF).await;
+        let mut rx = rx.unwrap();
+        tx.send(attach(&bad, 0)).await.unwrap();
+        let err = rx.message().await.unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(err.message().len() < 120);
+    }
+    r.shutdown().await;
+}
+
+async fn the_bearer_scheme_is_read_in_any_case(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let mut req = tonic::Request::new(request_from_header(&header(3, RuleSetId::Rfm, 1), 0));
+        req.metadata_mut().insert(
+            "authorization",
+            format!("{scheme} {CHIEF}").parse().unwrap(),
+        );
+        c.open_game(req).await.unwrap();
+    }
+    let mut req = tonic::Request::new(request_from_header(&header(3, RuleSetId::Rfm, 1), 0));
+    req.metadata_mut()
+        .insert("authorization", CHIEF.parse().unwrap());
+    assert_eq!(
+        c.open_game(req).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
     r.shutdown().await;
 }
 
@@ -442,7 +499,7 @@ async fn a_watcher_gets_past_and_live_events_until_the_game_ends(b: Backend) {
     c.open_game(with_token(request_from_header(&rec.header, 1), CHIEF))
         .await
         .unwrap();
-    let game_id = rec.header.game_id();
+    let game_id = rec.header.game_id().unwrap().to_string();
     let mut watch = c
         .watch_game(with_token(
             v1::WatchGameRequest {
@@ -523,7 +580,7 @@ async fn paced_simulated_tables_stamp_the_wall_clock(b: Backend) {
     let games = c
         .get_game(with_token(
             v1::GetGameRequest {
-                game_id: "sim-5.r1.t1.g1".into(),
+                game_id: "sim-5.sim.r1.t1.g1".into(),
                 audience: v1::Audience::Judge as i32,
             },
             CHIEF,
@@ -610,6 +667,8 @@ both_backends!(
     a_sequence_gap_ends_the_stream_with_failed_precondition,
     tokens_are_checked_against_the_table,
     an_unknown_game_is_not_found,
+    a_malformed_or_huge_game_id_is_invalid_argument_with_a_short_message,
+    the_bearer_scheme_is_read_in_any_case,
     an_oversized_message_is_refused_and_others_are_still_served,
     an_oversized_submit_ends_the_judge_stream_with_out_of_range,
     every_accepted_socket_has_tcp_nodelay,

@@ -16,9 +16,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio_tungstenite::tungstenite::Message;
 
-const CHIEF: &str = "chief-e2e";
-const JUDGE: &str = "judge-e2e";
-const BROADCAST: &str = "broadcast-e2e";
+const CHIEF: &str = "chief-e2e-token";
+const JUDGE: &str = "judge-e2e-token";
+const BROADCAST: &str = "broadcast-e2e-token";
 const DELAY_SECS: u64 = 2;
 /// Event types the public must never see before the game has a result.
 const HIDDEN: &[&str] = &[
@@ -193,8 +193,14 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
     let prefix = mafia_event_log::testing::unique_prefix("e2e");
     let record_path = workspace().join("tests/records/sim/rfm.jsonl");
     let record = Record::parse(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
-    let game = record.header().game_id();
-    let table = record.header().table;
+    let game = record.header().game_id().unwrap();
+    // One token file for both services, as deploy/run.sh passes it.
+    let tokens = json!({"tokens": [
+        {"role": "chief_judge", "token": CHIEF},
+        {"role": "broadcast", "token": BROADCAST},
+        {"role": "table_judge", "token": JUDGE, "games": [game.to_string()]},
+    ]})
+    .to_string();
 
     let (_referee, mut out) = spawn(
         Command::new(bin.join("mafia-referee"))
@@ -207,19 +213,17 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
                 "redis",
             ])
             .args(["--redis-url", redis.url(), "--redis-prefix", &prefix])
-            .env("MAFIA_REFEREE_CHIEF_TOKENS", CHIEF)
-            .env("MAFIA_REFEREE_JUDGE_TOKENS", format!("{JUDGE}={table}")),
+            .env("MAFIA_TOKENS", &tokens),
     )
     .await;
     let referee = address_after(&mut out, "listening on").await;
 
-    let tokens = json!({"broadcast": [BROADCAST], "chief_judge": [CHIEF], "table_judge": {}});
     let (_gateway, mut out) = spawn(
         Command::new(bin.join("mafia-gateway"))
             .args(["--listen", "127.0.0.1:0", "--redis-url", redis.url()])
             .args(["--redis-prefix", &prefix])
             .args(["--broadcast-delay-secs", &DELAY_SECS.to_string()])
-            .env("MAFIA_GATEWAY_TOKENS", tokens.to_string()),
+            .env("MAFIA_TOKENS", &tokens),
     )
     .await;
     let gateway = address_after(&mut out, "hall screen:").await;
@@ -248,7 +252,7 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
     let broadcast = ws(Some(BROADCAST));
     // The table exists once the public feed is connected; then the npm client.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let gql = graphql_ws_client(&gateway, &game).await;
+    let gql = graphql_ws_client(&gateway, &game.to_string()).await;
 
     let status = play.wait_with_output().await.unwrap().status;
     assert!(status.success(), "mafia play failed");

@@ -98,7 +98,8 @@ pub fn table(rules: RuleSetId) -> Table {
 
 pub fn table_with(rules: RuleSet, spec: &str) -> Table {
     let setup = Setup::new(rules, default_players(), Deal::Cards(roles(spec))).unwrap();
-    let header = mafia_record::Header::for_setup(&setup, "scenarios", 1, 1, 1);
+    let id = "scenarios.main.r1.t1.g1".parse().unwrap();
+    let header = mafia_record::Header::for_setup(&setup, &id);
     let record = mafia_record::Record::new(header).unwrap();
     let (g, events) = Game::new(setup, 0);
     Table {

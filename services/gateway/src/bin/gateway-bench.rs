@@ -340,8 +340,9 @@ async fn main() -> anyhow::Result<()> {
                 break s;
             }
         };
-        let id = format!("bench-t{t}");
-        let h = serde_json::to_vec(&mafia_gateway::demo::header(&sim, "bench", 1, t))?;
+        let game = mafia_gateway::demo::game_id("bench", 1, t);
+        let id = game.to_string();
+        let h = serde_json::to_vec(&mafia_gateway::demo::header(&sim, &game))?;
         log.create_game(&id, &h).await?;
         // The deal and night 0, so every table has a state to show.
         let first = sim.events.iter().take_while(|e| e.cmd == 0).count();

@@ -31,8 +31,8 @@ pub fn game(rules: RuleSetId, seed: u64) -> SimulatedGame {
 }
 
 pub fn header(sim: &SimulatedGame, table: u32) -> Header {
-    let mut header = Header::for_setup(&sim.setup, "cup", 1, table, 1);
-    header.stage = "final".into();
+    let id = format!("cup.final.r1.t{table}.g1").parse().unwrap();
+    let mut header = Header::for_setup(&sim.setup, &id);
     header.judge = "Judge".into();
     header
 }
@@ -80,7 +80,8 @@ impl Drop for Fixture {
 
 pub fn tokens() -> Tokens {
     Tokens::from_json(&format!(
-        r#"{{"broadcast":["{BROADCAST}"],"chief_judge":["{CHIEF}"],"table_judge":{{"{JUDGE_T1}":["cup-t1"]}}}}"#
+        r#"{{"tokens":[{{"role":"broadcast","token":"{BROADCAST}"}},{{"role":"chief_judge","token":"{CHIEF}"}},
+            {{"role":"table_judge","token":"{JUDGE_T1}","games":["cup.final.r1.t1.g1"]}}]}}"#
     ))
     .unwrap()
 }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const TOKEN: &str = "bench-chief";
+const TOKEN: &str = "bench-chief-token";
 
 // The same allocator as the referee, so the load tool costs as little of
 // the shared two cores as it can.
@@ -106,7 +106,10 @@ fn referee(
             "10000",
         ])
         .args(store_args)
-        .env("MAFIA_REFEREE_CHIEF_TOKENS", TOKEN)
+        .env(
+            "MAFIA_TOKENS",
+            format!(r#"{{"tokens":[{{"role":"chief_judge","token":"{TOKEN}"}}]}}"#),
+        )
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .spawn()
@@ -144,7 +147,10 @@ fn cpu_ms(pid: u32) -> anyhow::Result<u64> {
 }
 
 fn header(tournament: &str, table: u32) -> Header {
-    Header::simulated(RuleSetId::Rfm, tournament, 1, table, 1, u64::from(table))
+    let id = format!("{tournament}.main.r1.t{table}.g1")
+        .parse()
+        .expect("a game id");
+    Header::simulated(RuleSetId::Rfm, &id, u64::from(table))
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
@@ -206,7 +212,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
         for &n in &args.tables {
             let mut sim = SimConfig::new(n, run_id ^ u64::from(n));
-            sim.tournament = format!("bench-{backend}-{run_id}-{n}");
+            sim.tournament = format!("bench-{backend}-{run_id}-{n}").parse()?;
             sim.games_per_table = u32::MAX;
             sim.run_for = Some(Duration::from_secs(args.secs));
             let started = Instant::now();

@@ -7,8 +7,7 @@ use mafia_judge_client::{ClientConfig, Referee};
 use mafia_proto::v1;
 use mafia_proto::v1::referee_client::RefereeClient;
 use mafia_record::Header;
-use mafia_referee::auth::{AuthConfig, JudgeToken};
-use mafia_referee::{server, RefereeOptions, RunningReferee};
+use mafia_referee::{server, RefereeOptions, RunningReferee, Tokens};
 use mafia_rules::sim::simulate;
 use mafia_rules::{Command, RuleSetId};
 use rand::SeedableRng;
@@ -55,16 +54,19 @@ impl Backend {
 
 pub fn options() -> RefereeOptions {
     RefereeOptions {
-        auth: AuthConfig {
-            chief_tokens: vec![CHIEF.into()],
-            judges: vec![JudgeToken {
-                token: TABLE3.into(),
-                tables: vec![3],
-            }],
-        },
+        tokens: Tokens::from_json(&tokens_json()).expect("test tokens"),
         lease_ttl: Duration::from_secs(2),
         ..RefereeOptions::default()
     }
+}
+
+/// The test token file: the chief judge, and a table judge of table 3 of
+/// tournament `cup`.
+pub fn tokens_json() -> String {
+    format!(
+        r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
+            {{"role":"table_judge","token":"{TABLE3}","games":["cup.*.*.t3.*"]}}]}}"#
+    )
 }
 
 pub async fn start(log: Arc<dyn EventLog>, opts: RefereeOptions) -> RunningReferee {
@@ -101,7 +103,10 @@ pub fn with_token<T>(msg: T, token: &str) -> tonic::Request<T> {
 }
 
 pub fn header(table: u32, rules: RuleSetId, seed: u64) -> Header {
-    Header::simulated(rules, "cup", 1, table, 1, seed)
+    let id = format!("cup.main.r1.t{table}.g1")
+        .parse()
+        .expect("a game id");
+    Header::simulated(rules, &id, seed)
 }
 
 /// A random legal game at `table`, as a record's header and commands.
