@@ -114,6 +114,14 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::NoSheriffCheckOnNight0, Ua) => "003 §3.7",
         (Code::NoSheriffCheckOnNight0, Club) => "004 \"НОЧЬ\"",
 
+        // Only rfm refuses a foul after the result; the others accept it
+        // and cite where the result stands.
+        (Code::NoFoulAfterResult, Rfm) => "000 §5.14",
+        (Code::NoFoulAfterResult, Classic) => "001 §6.9",
+        (Code::NoFoulAfterResult, Minsk2017) => "002 §1.4",
+        (Code::NoFoulAfterResult, Ua) => "003 §1.9",
+        (Code::NoFoulAfterResult, Club) => "004 \"ИСХОД ИГРЫ\"",
+
         (Code::NothingToUndo, Rfm) => "000 §7.1.2",
         (Code::NothingToUndo, Classic) => "001 §1.2",
         (Code::NothingToUndo, Minsk2017) => "002 §1.2",

@@ -321,11 +321,29 @@ impl<'a> Tx<'a> {
     fn command(&mut self, cmd: &Command) -> Check {
         let c = *self.c();
         if c.result.is_some() {
+            // The result is fixed, but discipline holds until the final last
+            // words end (classic §6.9, rfm §5.15, ua §1.9).
             let final_words = matches!(c.step, Step::LastWords { .. });
+            let discipline = matches!(
+                cmd,
+                Command::Foul { .. }
+                    | Command::TechnicalFoul { .. }
+                    | Command::Penalty { .. }
+                    | Command::YellowCard { .. }
+                    | Command::Disqualify { .. }
+            );
             let allowed = final_words
-                && matches!(cmd, Command::EndLastWords { .. } | Command::BestMove { .. });
+                && (discipline
+                    || matches!(cmd, Command::EndLastWords { .. } | Command::BestMove { .. }));
             if !allowed {
                 return Err(game_over(self.rules));
+            }
+            if matches!(cmd, Command::Foul { .. }) && !self.p.fouls.after_result {
+                return Err(self.err(
+                    Code::NoFoulAfterResult,
+                    "no fouls after the deciding kill or vote".into(),
+                    "после решающего убийства или голосования фолы не даются".into(),
+                ));
             }
         }
         match *cmd {
@@ -357,11 +375,16 @@ impl<'a> Tx<'a> {
                 let Some(limit) = self.p.fouls.technical_remove_at else {
                     return Err(self.not_in_rules("technical fouls", "технических фолов"));
                 };
-                self.need_alive(seat)?;
+                self.need_alive_or_speaking(seat)?;
                 let count = c.seats[seat.index()].technical_fouls + 1;
                 self.emit(Event::TechnicalFouled { seat, count });
                 if count >= limit {
-                    self.remove(seat, Cause::TechnicalFouls);
+                    if c.alive(seat) {
+                        self.remove(seat, Cause::TechnicalFouls);
+                    } else {
+                        // In his own last words: he loses the rest of them.
+                        self.next_words();
+                    }
                 }
                 Ok(())
             }
@@ -378,11 +401,7 @@ impl<'a> Tx<'a> {
                 self.emit(Event::YellowCarded { seat });
                 Ok(())
             }
-            Command::Disqualify { seat } => {
-                self.need_alive(seat)?;
-                self.remove(seat, Cause::Disqualified);
-                Ok(())
-            }
+            Command::Disqualify { seat } => self.disqualify(seat),
             Command::OppositeTeamVictory { seat } => {
                 let loser = c.role(seat).team();
                 self.emit(Event::OppositeTeamVictory { seat });

@@ -50,6 +50,36 @@ pub enum Code {
     /// The Sheriff does not check on the meeting night (night 0): each book
     /// forbids it in its own clause, not only by the order of the phases.
     NoSheriffCheckOnNight0,
+    /// After the deciding kill or vote no foul is given (rfm §5.14): only
+    /// the penalties for insults and obscenity, and disqualification.
+    NoFoulAfterResult,
+}
+
+impl Code {
+    /// Every code, for tables and tests that walk them all.
+    pub const ALL: [Code; 21] = [
+        Code::GameOver,
+        Code::WrongPhase,
+        Code::NotYourTurn,
+        Code::PlayerOut,
+        Code::NominationUsed,
+        Code::AlreadyNominated,
+        Code::SelfNomination,
+        Code::WithdrawalForbidden,
+        Code::NothingToWithdraw,
+        Code::WrongNominee,
+        Code::LastNomineeAutomatic,
+        Code::AlreadyVoted,
+        Code::VoterOut,
+        Code::NotAShooter,
+        Code::AlreadyShot,
+        Code::CannotAct,
+        Code::BadBestMove,
+        Code::NotInRuleSet,
+        Code::NothingToUndo,
+        Code::NoSheriffCheckOnNight0,
+        Code::NoFoulAfterResult,
+    ];
 }
 
 impl Code {
@@ -75,6 +105,7 @@ impl Code {
             Code::NotInRuleSet => "not_in_rule_set",
             Code::NothingToUndo => "nothing_to_undo",
             Code::NoSheriffCheckOnNight0 => "no_sheriff_check_on_night0",
+            Code::NoFoulAfterResult => "no_foul_after_result",
         }
     }
 
