@@ -111,8 +111,49 @@ impl Code {
 
     /// The clause of the rule set's source that the code enforces.
     pub fn clause(self, rules: RuleSetId) -> &'static str {
-        crate::clauses::clause(self, rules)
+        self.clause_on(Topic::General, rules)
     }
+
+    /// The clause for the code refused about `topic`: a command out of its
+    /// step cites the clause of the step it belongs to.
+    pub fn clause_on(self, topic: Topic, rules: RuleSetId) -> &'static str {
+        crate::clauses::clause(self, topic, rules)
+    }
+}
+
+/// What a refused command was about, where the code alone does not say
+/// which clause applies (`Code::WrongPhase`: the clause of the step the
+/// command belongs to).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    General,
+    Speech,
+    Nomination,
+    /// A vote, a roll call or club's question whether to vote.
+    Vote,
+    Lift,
+    LastWords,
+    Shooting,
+    DonCheck,
+    SheriffCheck,
+    BeautyPick,
+    BestMove,
+}
+
+impl Topic {
+    pub const ALL: [Topic; 11] = [
+        Topic::General,
+        Topic::Speech,
+        Topic::Nomination,
+        Topic::Vote,
+        Topic::Lift,
+        Topic::LastWords,
+        Topic::Shooting,
+        Topic::DonCheck,
+        Topic::SheriffCheck,
+        Topic::BeautyPick,
+        Topic::BestMove,
+    ];
 }
 
 impl fmt::Display for Code {
@@ -141,9 +182,20 @@ impl Violation {
         message: impl Into<String>,
         message_ru: impl Into<String>,
     ) -> Violation {
+        Violation::on(code, Topic::General, rules, message, message_ru)
+    }
+
+    /// A violation about `topic` (see `Code::clause_on`).
+    pub fn on(
+        code: Code,
+        topic: Topic,
+        rules: RuleSetId,
+        message: impl Into<String>,
+        message_ru: impl Into<String>,
+    ) -> Violation {
         Violation {
             code,
-            clause: code.clause(rules).to_string(),
+            clause: code.clause_on(topic, rules).to_string(),
             source: rules.source_file().to_string(),
             message: message.into(),
             message_ru: message_ru.into(),

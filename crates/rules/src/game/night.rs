@@ -8,9 +8,11 @@ impl Tx<'_> {
     pub(super) fn start_shooting(&mut self) -> Check {
         self.need_night_action(NightAction::Shooting)?;
         if self.c().shooting_started {
-            return Err(
-                self.wrong_phase("starting the shooting again", "повторное начало стрельбы")
-            );
+            return Err(self.wrong_phase(
+                Topic::Shooting,
+                "starting the shooting again",
+                "повторное начало стрельбы",
+            ));
         }
         self.emit(Event::ShootingStarted);
         Ok(())
@@ -59,7 +61,7 @@ impl Tx<'_> {
             _ => false,
         };
         if !ok_step {
-            return Err(self.wrong_phase("a best move", "лучший ход"));
+            return Err(self.wrong_phase(Topic::BestMove, "a best move", "лучший ход"));
         }
         if named.len() > 3 || named.contains(seat) {
             return Err(self.err(
