@@ -60,8 +60,8 @@ fn leading_number(line: &str) -> Option<(String, &str)> {
     if number.is_empty() || number.split('.').any(str::is_empty) {
         return None;
     }
-    let dotted = number.contains('.');
-    if !dotted && !(raw.ends_with('.') && rest.starts_with(' ')) {
+    let section = raw.ends_with('.') && rest.starts_with(' ');
+    if !(number.contains('.') || section) {
         return None;
     }
     let rest = rest.trim();
