@@ -210,3 +210,60 @@ impl fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The matches are exhaustive: a new code or topic missing from `ALL`
+    /// fails to compile here.
+    #[test]
+    fn all_lists_every_code_and_topic_once_in_order() {
+        fn code_position(c: Code) -> usize {
+            match c {
+                Code::GameOver => 0,
+                Code::WrongPhase => 1,
+                Code::NotYourTurn => 2,
+                Code::PlayerOut => 3,
+                Code::NominationUsed => 4,
+                Code::AlreadyNominated => 5,
+                Code::SelfNomination => 6,
+                Code::WithdrawalForbidden => 7,
+                Code::NothingToWithdraw => 8,
+                Code::WrongNominee => 9,
+                Code::LastNomineeAutomatic => 10,
+                Code::AlreadyVoted => 11,
+                Code::VoterOut => 12,
+                Code::NotAShooter => 13,
+                Code::AlreadyShot => 14,
+                Code::CannotAct => 15,
+                Code::BadBestMove => 16,
+                Code::NotInRuleSet => 17,
+                Code::NothingToUndo => 18,
+                Code::NoSheriffCheckOnNight0 => 19,
+                Code::NoFoulAfterResult => 20,
+            }
+        }
+        fn topic_position(t: Topic) -> usize {
+            match t {
+                Topic::General => 0,
+                Topic::Speech => 1,
+                Topic::Nomination => 2,
+                Topic::Vote => 3,
+                Topic::Lift => 4,
+                Topic::LastWords => 5,
+                Topic::Shooting => 6,
+                Topic::DonCheck => 7,
+                Topic::SheriffCheck => 8,
+                Topic::BeautyPick => 9,
+                Topic::BestMove => 10,
+            }
+        }
+        for (i, c) in Code::ALL.iter().enumerate() {
+            assert_eq!(code_position(*c), i, "{c}");
+        }
+        for (i, t) in Topic::ALL.iter().enumerate() {
+            assert_eq!(topic_position(*t), i, "{t:?}");
+        }
+    }
+}

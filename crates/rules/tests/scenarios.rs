@@ -1713,3 +1713,47 @@ fn classic_5_5_ua_10_10_a_disqualification_in_his_own_last_words_ends_them_and_k
     assert_eq!(out(&t, 8).cause, Cause::Vote);
     assert!(matches!(t.prompt(), Expect::Shots { .. }));
 }
+
+// ---- the exact clause (issue 13 §4) ----------------------------------------
+
+#[test]
+fn rfm_4_5_2_classic_3_5_2_minsk2017_4_5_2_ua_5_2_a_shot_by_day_cites_the_shooting_clause() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.5.2"),
+        (Classic, "001 §3.5.2"),
+        (Minsk2017, "002 §4.5.2"),
+        (Ua, "003 §5.2"),
+        (Club, "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\""),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        let v = t.err(Command::Shot {
+            by: s(8),
+            target: Some(s(1)),
+        });
+        assert_eq!((v.code, v.clause.as_str()), (Code::WrongPhase, clause));
+        assert_eq!(v.source, rules.source_file());
+    }
+}
+
+#[test]
+fn club_a_nomination_cites_its_day_voting_rules_not_the_fouls_section() {
+    let mut t = table(Club);
+    t.play_night0();
+    let v = t.err(Command::Nominate {
+        by: s(1),
+        target: s(2),
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotInRuleSet, "004 \"Правила дневного голосования\"")
+    );
+    let v = t.err(Command::EndSpeech {
+        seat: s(2),
+        timeout: false,
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotYourTurn, "004 \"ПЕРВЫЙ ДЕНЬ\"")
+    );
+}
