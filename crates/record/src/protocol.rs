@@ -211,9 +211,13 @@ impl Protocol {
                     role: core.role(s).protocol_letter(),
                     fouls: st.fouls,
                     sanctions,
-                    out: st
-                        .out
-                        .map(|d| format!("{}, {}", when_words(d.when), cause_words(d.cause))),
+                    out: st.out.map(|d| {
+                        let mut text = format!("{}, {}", when_words(d.when), cause_words(d.cause));
+                        if st.disqualified && !d.cause.is_removal() {
+                            text += ", disqualified / дисквалифицирован";
+                        }
+                        text
+                    }),
                 }
             })
             .collect();
@@ -233,6 +237,9 @@ impl Protocol {
         // A removal while a round is open stops it before its result: the
         // hands counted so far are not a result, so the entry says so.
         let mut stopped_by_removal = false;
+        // Once the result is fixed, sanctions still count in scoring (classic
+        // §6.9, rfm §5.15, ua §1.9): each is written with that said.
+        let mut decided = false;
         for env in standing(events) {
             if let Event::DayStarted { day: n, .. } = env.event {
                 if let Some(prev) = days.last_mut() {
@@ -332,6 +339,32 @@ impl Protocol {
                     } else {
                         "not held / не проводится"
                     }
+                )),
+                Event::GameEnded { .. } => decided = true,
+                Event::Disqualified { seat } => day.left.push(format!(
+                    "{seat}: disqualified in his last words{} / дисквалифицирован на последнем слове{}",
+                    if decided { ", the result stands" } else { "" },
+                    if decided { ", результат не меняется" } else { "" },
+                )),
+                Event::Fouled { seat, fouls } if decided => day.left.push(format!(
+                    "{seat}: foul {fouls} after the result / фол {fouls} после результата"
+                )),
+                Event::TechnicalFouled { seat, count } if decided => day.left.push(format!(
+                    "{seat}: technical foul {count} after the result / тех. фол {count} после результата"
+                )),
+                Event::Penalized { seat, kind } if decided => day.left.push(format!(
+                    "{seat}: {} after the result / после результата",
+                    match kind {
+                        mafia_rules::PenaltyKind::Small => "−0.2",
+                        mafia_rules::PenaltyKind::Big => "−0.5",
+                    }
+                )),
+                Event::YellowCarded { seat } if decided => day.left.push(format!(
+                    "{seat}: yellow card after the result / жёлтая карточка после результата"
+                )),
+                Event::Left { seat, cause } if decided => day.left.push(format!(
+                    "{seat} ({}) after the result, which stands / после результата, результат не меняется",
+                    cause_words(cause)
                 )),
                 // A shot is already written as the night's result.
                 Event::Left { seat, cause } if cause != Cause::Shot => {

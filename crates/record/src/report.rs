@@ -3,6 +3,7 @@
 
 use crate::record::{Record, RecordError};
 use mafia_rules::summary::{BestMoveSummary, DepartureSummary};
+use mafia_rules::Seat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -40,6 +41,12 @@ pub struct ReplayReport {
     pub departures: Vec<DepartureSummary>,
     pub fouls: BTreeMap<String, u8>,
     pub best_move: Option<BestMoveSummary>,
+    /// Seats disqualified in their own last words (`Summary`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disqualified_in_last_words: Vec<Seat>,
+    /// Seats sanctioned after the result was fixed; the result stands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sanctioned_after_result: Vec<Seat>,
     pub violation: Option<Problem>,
 }
 
@@ -74,6 +81,8 @@ impl ReplayReport {
             departures: s.departures,
             fouls: s.fouls,
             best_move: s.best_move,
+            disqualified_in_last_words: s.disqualified_in_last_words,
+            sanctioned_after_result: s.sanctioned_after_result,
             violation,
         }
     }
@@ -88,6 +97,8 @@ impl ReplayReport {
             departures: Vec::new(),
             fouls: BTreeMap::new(),
             best_move: None,
+            disqualified_in_last_words: Vec::new(),
+            sanctioned_after_result: Vec::new(),
             violation: Some(problem),
         }
     }

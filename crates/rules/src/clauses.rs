@@ -4,9 +4,93 @@
 //! their section: `004 "<heading>"`.
 
 use crate::params::RuleSetId::{self, *};
-use crate::violation::Code;
+use crate::violation::{Code, Topic};
 
-pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
+pub(crate) fn clause(code: Code, topic: Topic, rules: RuleSetId) -> &'static str {
+    let specific = match code {
+        Code::WrongPhase => step_clause(topic, rules),
+        // club has no nominations: its players decide whether to vote at all.
+        Code::NotInRuleSet if topic == Topic::Nomination && rules == Club => {
+            Some("004 \"Правила дневного голосования\"")
+        }
+        _ => None,
+    };
+    specific.unwrap_or_else(|| code_clause(code, rules))
+}
+
+/// The clause of the step a command belongs to, for one given out of it.
+fn step_clause(topic: Topic, rules: RuleSetId) -> Option<&'static str> {
+    Some(match (topic, rules) {
+        (Topic::General, _) => return None,
+
+        // "The judge announces the day … each player has one minute."
+        (Topic::Speech, Rfm) => "000 §4.3.1",
+        (Topic::Speech, Classic) => "001 §3.3.1",
+        (Topic::Speech, Minsk2017) => "002 §4.3.1",
+        (Topic::Speech, Ua) => "003 §3.10",
+        (Topic::Speech, Club) => "004 \"Правила поведения «днем»\"",
+
+        // "During his minute a player may nominate any player."
+        (Topic::Nomination, Rfm) => "000 §4.4.2",
+        (Topic::Nomination, Classic) => "001 §3.4.2",
+        (Topic::Nomination, Minsk2017) => "002 §4.4.2",
+        (Topic::Nomination, Ua) => "003 §4.2",
+        (Topic::Nomination, Club) => "004 \"Правила дневного голосования\"",
+
+        // "After the day's discussion the vote is held."
+        (Topic::Vote, Rfm) => "000 §4.4.1",
+        (Topic::Vote, Classic) => "001 §3.4.1",
+        (Topic::Vote, Minsk2017) => "002 §4.4.1",
+        (Topic::Vote, Ua) => "003 §4.1",
+        (Topic::Vote, Club) => "004 \"Правила дневного голосования\"",
+
+        // A tie among the same nominees again: the lift question.
+        (Topic::Lift, Rfm) => "000 §4.4.13.3",
+        (Topic::Lift, Classic) => "001 §3.4.12.3",
+        (Topic::Lift, Minsk2017) => "002 §4.4.13",
+        (Topic::Lift, Ua) => "003 §4.18",
+        (Topic::Lift, Club) => "004 \"Голосование\"",
+
+        // "The player who left has a last word of one minute."
+        (Topic::LastWords, Rfm) => "000 §4.4.14",
+        (Topic::LastWords, Classic) => "001 §3.4.13",
+        (Topic::LastWords, Minsk2017) => "002 §4.4.14",
+        (Topic::LastWords, Ua) => "003 §4.19",
+        (Topic::LastWords, Club) => "004 \"Голосование\"",
+
+        // "In this and the following nights the mafia may shoot."
+        (Topic::Shooting, Rfm) => "000 §4.5.2",
+        (Topic::Shooting, Classic) => "001 §3.5.2",
+        (Topic::Shooting, Minsk2017) => "002 §4.5.2",
+        (Topic::Shooting, Ua) => "003 §5.2",
+        (Topic::Shooting, Club) => "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\"",
+
+        (Topic::DonCheck, Rfm) => "000 §4.5.7",
+        (Topic::DonCheck, Classic) => "001 §3.5.6",
+        (Topic::DonCheck, Minsk2017) => "002 §4.5.6",
+        (Topic::DonCheck, Ua) => "003 §5.7",
+        (Topic::DonCheck, Club) => "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\"",
+
+        (Topic::SheriffCheck, Rfm) => "000 §4.5.8",
+        (Topic::SheriffCheck, Classic) => "001 §3.5.7",
+        (Topic::SheriffCheck, Minsk2017) => "002 §4.5.7",
+        (Topic::SheriffCheck, Ua) => "003 §5.8",
+        (Topic::SheriffCheck, Club) => "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\"",
+
+        // Only club's card set has a Beauty.
+        (Topic::BeautyPick, Club) => "004 \"НОЧЬ\"",
+        (Topic::BeautyPick, _) => code_clause(Code::CannotAct, rules),
+
+        // "The player killed in the second night may leave a best move."
+        (Topic::BestMove, Rfm) => "000 §4.5.10",
+        (Topic::BestMove, Classic) => "001 §3.5.9",
+        (Topic::BestMove, Minsk2017) => "002 §8.3",
+        (Topic::BestMove, Ua) => "003 §5.11",
+        (Topic::BestMove, Club) => "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\"",
+    })
+}
+
+fn code_clause(code: Code, rules: RuleSetId) -> &'static str {
     match (code, rules) {
         (Code::GameOver, Rfm) => "000 §1.4",
         (Code::GameOver, Classic) => "001 §1.4",
@@ -18,13 +102,14 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::WrongPhase, Classic) => "001 §1.3",
         (Code::WrongPhase, Minsk2017) => "002 §1.3",
         (Code::WrongPhase, Ua) => "003 §1.6",
-        (Code::WrongPhase, Club) => "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\"",
+        (Code::WrongPhase, Club) => "004 \"Общие правила проведения игр Турнира\"",
 
         (Code::NotYourTurn, Rfm) => "000 §4.3.2",
         (Code::NotYourTurn, Classic) => "001 §3.3.2",
         (Code::NotYourTurn, Minsk2017) => "002 §4.3.2",
         (Code::NotYourTurn, Ua) => "003 §3.11",
-        (Code::NotYourTurn, Club) => "004 \"Правила поведения «днем»\"",
+        // "The discussion opens with player 1 and goes round."
+        (Code::NotYourTurn, Club) => "004 \"ПЕРВЫЙ ДЕНЬ\"",
 
         (Code::PlayerOut | Code::VoterOut, Rfm) => "000 §3.1",
         (Code::PlayerOut | Code::VoterOut, Classic) => "001 §2.1",
@@ -43,7 +128,8 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::AlreadyNominated | Code::SelfNomination, Ua) => "003 §4.2",
 
         (Code::WithdrawalForbidden | Code::NothingToWithdraw, Rfm) => "000 §4.4.2",
-        (Code::WithdrawalForbidden | Code::NothingToWithdraw, Classic) => "001 §3.4.1",
+        // classic is silent on withdrawal: an accepted nomination stands.
+        (Code::WithdrawalForbidden | Code::NothingToWithdraw, Classic) => "001 §3.4.2",
         (Code::WithdrawalForbidden | Code::NothingToWithdraw, Minsk2017) => "002 §4.4.3",
         (Code::WithdrawalForbidden | Code::NothingToWithdraw, Ua) => "003 §4.2",
 
@@ -93,7 +179,8 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::CannotAct, Ua) => "003 §1.3",
         (Code::CannotAct, Club) => "004 \"НОЧЬ\"",
 
-        (Code::BadBestMove, Rfm) => "000 §4.5.10",
+        // "Accepted only as three numbers without any other words."
+        (Code::BadBestMove, Rfm) => "000 §6.6.6",
         (Code::BadBestMove, Classic) => "001 §3.5.9",
         (Code::BadBestMove, Minsk2017) => "002 §8.3",
         (Code::BadBestMove, Ua) => "003 §5.12",
@@ -113,6 +200,14 @@ pub(crate) fn clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::NoSheriffCheckOnNight0, Minsk2017) => "002 §4.2.4",
         (Code::NoSheriffCheckOnNight0, Ua) => "003 §3.7",
         (Code::NoSheriffCheckOnNight0, Club) => "004 \"НОЧЬ\"",
+
+        // Only rfm refuses a foul after the result; the others accept it
+        // and cite where the result stands.
+        (Code::NoFoulAfterResult, Rfm) => "000 §5.14",
+        (Code::NoFoulAfterResult, Classic) => "001 §6.9",
+        (Code::NoFoulAfterResult, Minsk2017) => "002 §8.2.5",
+        (Code::NoFoulAfterResult, Ua) => "003 §1.9",
+        (Code::NoFoulAfterResult, Club) => "004 \"ИСХОД ИГРЫ\"",
 
         (Code::NothingToUndo, Rfm) => "000 §7.1.2",
         (Code::NothingToUndo, Classic) => "001 §1.2",

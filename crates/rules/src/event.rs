@@ -225,6 +225,11 @@ pub enum Event {
         seat: Seat,
         cause: Cause,
     },
+    /// A player already leaving (in his own last words) is disqualified: he
+    /// keeps his departure and loses the rest of his words.
+    Disqualified {
+        seat: Seat,
+    },
     /// Vote cancellations after a removal: today's vote and how many of the
     /// next days' votes will not be held.
     VotesCancelled {

@@ -10,7 +10,7 @@ use crate::role::{Role, Team};
 use crate::seat::{Seat, SeatList, SeatSet};
 use crate::setup::Setup;
 use crate::state::Core;
-use crate::violation::{Code, Violation};
+use crate::violation::{Code, Topic, Violation};
 use std::sync::Arc;
 
 mod discipline;
@@ -281,9 +281,12 @@ impl<'a> Tx<'a> {
         Violation::new(code, self.rules, en, ru)
     }
 
-    fn wrong_phase(&self, what: &str, what_ru: &str) -> Violation {
-        self.err(
+    /// A command out of its step, citing the clause of the step it belongs to.
+    fn wrong_phase(&self, topic: Topic, what: &str, what_ru: &str) -> Violation {
+        Violation::on(
             Code::WrongPhase,
+            topic,
+            self.rules,
             format!(
                 "{what} is not possible now ({})",
                 describe_step(&self.c().step)
@@ -321,11 +324,29 @@ impl<'a> Tx<'a> {
     fn command(&mut self, cmd: &Command) -> Check {
         let c = *self.c();
         if c.result.is_some() {
+            // The result is fixed, but discipline holds until the final last
+            // words end (classic §6.9, rfm §5.15, ua §1.9).
             let final_words = matches!(c.step, Step::LastWords { .. });
+            let discipline = matches!(
+                cmd,
+                Command::Foul { .. }
+                    | Command::TechnicalFoul { .. }
+                    | Command::Penalty { .. }
+                    | Command::YellowCard { .. }
+                    | Command::Disqualify { .. }
+            );
             let allowed = final_words
-                && matches!(cmd, Command::EndLastWords { .. } | Command::BestMove { .. });
+                && (discipline
+                    || matches!(cmd, Command::EndLastWords { .. } | Command::BestMove { .. }));
             if !allowed {
                 return Err(game_over(self.rules));
+            }
+            if matches!(cmd, Command::Foul { .. }) && !self.p.fouls.after_result {
+                return Err(self.err(
+                    Code::NoFoulAfterResult,
+                    "no fouls after the deciding kill or vote".into(),
+                    "после решающего убийства или голосования фолы не даются".into(),
+                ));
             }
         }
         match *cmd {
@@ -333,9 +354,11 @@ impl<'a> Tx<'a> {
             Command::StartSpeech { seat } => {
                 self.need_speaker(seat)?;
                 if c.speech_started_at.is_some() {
-                    return Err(
-                        self.wrong_phase("starting the speech again", "повторный старт речи")
-                    );
+                    return Err(self.wrong_phase(
+                        Topic::Speech,
+                        "starting the speech again",
+                        "повторный старт речи",
+                    ));
                 }
                 self.emit(Event::SpeechStarted { seat });
                 Ok(())
@@ -355,19 +378,32 @@ impl<'a> Tx<'a> {
             Command::Foul { seat } => self.foul(seat),
             Command::TechnicalFoul { seat } => {
                 let Some(limit) = self.p.fouls.technical_remove_at else {
-                    return Err(self.not_in_rules("technical fouls", "технических фолов"));
+                    return Err(self.not_in_rules(
+                        Topic::General,
+                        "technical fouls",
+                        "технических фолов",
+                    ));
                 };
-                self.need_alive(seat)?;
+                self.need_alive_or_speaking(seat)?;
                 let count = c.seats[seat.index()].technical_fouls + 1;
                 self.emit(Event::TechnicalFouled { seat, count });
                 if count >= limit {
-                    self.remove(seat, Cause::TechnicalFouls);
+                    if c.alive(seat) {
+                        self.remove(seat, Cause::TechnicalFouls);
+                    } else {
+                        // In his own last words: he loses the rest of them.
+                        self.next_words();
+                    }
                 }
                 Ok(())
             }
             Command::Penalty { seat, kind } => {
                 if !self.p.fouls.penalties {
-                    return Err(self.not_in_rules("penalty points", "штрафных баллов"));
+                    return Err(self.not_in_rules(
+                        Topic::General,
+                        "penalty points",
+                        "штрафных баллов",
+                    ));
                 }
                 self.need_alive_or_speaking(seat)?;
                 self.emit(Event::Penalized { seat, kind });
@@ -378,11 +414,7 @@ impl<'a> Tx<'a> {
                 self.emit(Event::YellowCarded { seat });
                 Ok(())
             }
-            Command::Disqualify { seat } => {
-                self.need_alive(seat)?;
-                self.remove(seat, Cause::Disqualified);
-                Ok(())
-            }
+            Command::Disqualify { seat } => self.disqualify(seat),
             Command::OppositeTeamVictory { seat } => {
                 let loser = c.role(seat).team();
                 self.emit(Event::OppositeTeamVictory { seat });
@@ -395,7 +427,11 @@ impl<'a> Tx<'a> {
             }
             Command::VoteCall { yes } => {
                 if c.step != Step::VoteCall {
-                    return Err(self.wrong_phase("asking whether to vote", "опрос о голосовании"));
+                    return Err(self.wrong_phase(
+                        Topic::Vote,
+                        "asking whether to vote",
+                        "опрос о голосовании",
+                    ));
                 }
                 self.need_voters(yes)?;
                 let held = yes.len() * 2 >= c.living().len();
@@ -414,7 +450,11 @@ impl<'a> Tx<'a> {
             Command::Ballot { voter, target } => self.ballot(voter, target),
             Command::Lift { hands } => {
                 if c.step != Step::Lift {
-                    return Err(self.wrong_phase("the lift vote", "голосование за подъём"));
+                    return Err(self.wrong_phase(
+                        Topic::Lift,
+                        "the lift vote",
+                        "голосование за подъём",
+                    ));
                 }
                 self.need_voters(hands)?;
                 let passed = hands.len() * 2 > c.living().len();
@@ -432,7 +472,11 @@ impl<'a> Tx<'a> {
                     seat: s, testament, ..
                 } = c.step
                 else {
-                    return Err(self.wrong_phase("ending last words", "завершение последней речи"));
+                    return Err(self.wrong_phase(
+                        Topic::LastWords,
+                        "ending last words",
+                        "завершение последней речи",
+                    ));
                 };
                 if s != seat {
                     return Err(self.not_your_turn(s, seat));
@@ -487,9 +531,11 @@ impl<'a> Tx<'a> {
         }
     }
 
-    fn not_in_rules(&self, what: &str, what_ru: &str) -> Violation {
-        self.err(
+    fn not_in_rules(&self, topic: Topic, what: &str, what_ru: &str) -> Violation {
+        Violation::on(
             Code::NotInRuleSet,
+            topic,
+            self.rules,
             format!("the {} rule set has no {what}", self.rules),
             format!("в правилах {} нет {what_ru}", self.rules),
         )
@@ -508,7 +554,7 @@ impl<'a> Tx<'a> {
         match self.c().step {
             Step::Speech { seat: s, tie, .. } if s == seat => Ok(tie),
             Step::Speech { seat: s, .. } => Err(self.not_your_turn(s, seat)),
-            _ => Err(self.wrong_phase("a speech", "речь")),
+            _ => Err(self.wrong_phase(Topic::Speech, "a speech", "речь")),
         }
     }
 
@@ -522,15 +568,15 @@ impl<'a> Tx<'a> {
     fn need_night_action(&self, action: NightAction) -> Check {
         match self.c().step {
             Step::Night { action: a, .. } if a == action => Ok(()),
-            _ => Err(self.wrong_phase(
-                match action {
-                    NightAction::BeautyPick => "the Beauty's pick",
-                    NightAction::Shooting => "shooting",
-                    NightAction::DonCheck => "the Don's check",
-                    NightAction::SheriffCheck => "the Sheriff's check",
-                },
-                "это ночное действие",
-            )),
+            _ => {
+                let (topic, what) = match action {
+                    NightAction::BeautyPick => (Topic::BeautyPick, "the Beauty's pick"),
+                    NightAction::Shooting => (Topic::Shooting, "shooting"),
+                    NightAction::DonCheck => (Topic::DonCheck, "the Don's check"),
+                    NightAction::SheriffCheck => (Topic::SheriffCheck, "the Sheriff's check"),
+                };
+                Err(self.wrong_phase(topic, what, "это ночное действие"))
+            }
         }
     }
 

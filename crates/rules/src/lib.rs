@@ -32,4 +32,4 @@ pub use role::{Role, Team};
 pub use seat::{Seat, SeatList, SeatSet, SEATS};
 pub use setup::{Deal, Player, Setup, SetupError};
 pub use state::When;
-pub use violation::{Code, Violation};
+pub use violation::{Code, Topic, Violation};

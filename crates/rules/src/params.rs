@@ -178,6 +178,15 @@ pub struct FoulPolicy {
     /// A muted player still has his tie speech (classic §6.5, minsk2017 §7.6);
     /// `false`: he is silent in it too (rfm, ua).
     pub tie_speech_when_muted: bool,
+    /// Fouls are still given after the result is fixed, in the final last
+    /// words (classic §6.9, ua §1.9); `false`: after the deciding kill or
+    /// vote only the insult and obscenity sanctions apply (rfm §5.14).
+    #[serde(default = "yes")]
+    pub after_result: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,7 +251,10 @@ pub struct RemovalPolicy {
     /// A player removed at night whom the black team then shoots all
     /// together counts as killed too: "removed and killed", and his removal
     /// does not cancel the next vote (rfm §5.17, classic §6.1, minsk2017 §7.2).
-    /// `false`: the shot is a miss and the cancellation stands (ua §5.6).
+    /// `false`: removed before the shooting began, the shot is a miss and the
+    /// cancellation stands; removed once it began, he is "killed and
+    /// disqualified" and the vote is held (ua §5.6). A victim removed after
+    /// the shot is killed and removed in every rule set.
     pub removed_then_shot_is_kill: bool,
     /// From day 2, a sole nominee named by the speaker who closes the round
     /// when nobody was nominated before him stands: later removals do not
@@ -362,6 +374,7 @@ impl Params {
                 p.testament_secs = 20;
                 p.fouls.carried_over_secs = 10;
                 p.fouls.penalties = true;
+                p.fouls.after_result = false;
                 p.lift.bans = vec![ban(5, 10, None), ban(4, 8, None), ban(3, 6, None)];
                 p.lift.no_lift_at = Some(3);
                 p.removal.after_result_cancels_next = false;
@@ -492,6 +505,7 @@ impl Params {
                 technical_remove_at: None,
                 penalties: false,
                 tie_speech_when_muted: true,
+                after_result: true,
             },
             nominations: NominationPolicy {
                 withdrawal: false,

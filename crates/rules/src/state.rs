@@ -49,6 +49,10 @@ pub struct SeatState {
     pub big_penalties: u8,
     pub yellow_cards: u8,
     pub mute: Option<Mute>,
+    /// Disqualified: removed from the table, or while leaving, in his own
+    /// last words.
+    #[serde(default)]
+    pub disqualified: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,6 +104,8 @@ pub struct Core {
     pub kill: Option<Seat>,
     /// Players removed tonight; their vote cancellations are settled in the morning.
     pub removed_tonight: SeatSet,
+    /// Players removed tonight before the shooting began (ua §5.6).
+    pub removed_before_shooting: SeatSet,
     pub first_killed: Option<Seat>,
     pub best_move: Option<BestMove>,
     pub best_move_night: bool,
@@ -110,6 +116,9 @@ pub struct Core {
     pub departed: bool,
     pub nights_without_kill: u8,
     pub result: Option<Outcome>,
+    /// Seats given a foul, a penalty or a removal after the result was
+    /// fixed: the result stands, the sanction counts in scoring.
+    pub sanctioned_after_result: SeatSet,
 }
 
 impl Core {
@@ -145,6 +154,7 @@ impl Core {
             silenced: None,
             kill: None,
             removed_tonight: SeatSet::EMPTY,
+            removed_before_shooting: SeatSet::EMPTY,
             first_killed: None,
             best_move: None,
             best_move_night: false,
@@ -154,6 +164,7 @@ impl Core {
             departed: false,
             nights_without_kill: 0,
             result: None,
+            sanctioned_after_result: SeatSet::EMPTY,
         }
     }
 
@@ -193,6 +204,17 @@ impl Core {
     }
 
     pub(crate) fn fold(&mut self, event: &Event, at: i64, params: &Params) {
+        if self.result.is_some() {
+            if let Event::Fouled { seat, .. }
+            | Event::TechnicalFouled { seat, .. }
+            | Event::Penalized { seat, .. }
+            | Event::YellowCarded { seat }
+            | Event::Left { seat, .. }
+            | Event::Disqualified { seat } = *event
+            {
+                self.sanctioned_after_result.insert(seat);
+            }
+        }
         match *event {
             Event::Dealt { roles } => self.roles = roles,
             Event::StepStarted { step } => {
@@ -252,6 +274,7 @@ impl Core {
                 self.night = night;
                 self.kill = None;
                 self.removed_tonight = SeatSet::EMPTY;
+                self.removed_before_shooting = SeatSet::EMPTY;
                 self.picked = None;
                 self.shot = SeatSet::EMPTY;
                 self.shooting_started = false;
@@ -287,15 +310,22 @@ impl Core {
                 }
             }
             Event::YellowCarded { seat } => self.seats[seat.index()].yellow_cards += 1,
+            Event::Disqualified { seat } => self.seats[seat.index()].disqualified = true,
             Event::Left { seat, cause } => {
                 let when = self.when();
                 self.seats[seat.index()].out = Some(Departure { cause, when });
+                if cause == Cause::Disqualified {
+                    self.seats[seat.index()].disqualified = true;
+                }
                 if !cause.is_removal() || params.draw.removal_breaks_streak {
                     self.departed = true;
                 }
                 self.nights_without_kill = 0;
                 if cause.is_removal() && self.is_night() {
                     self.removed_tonight.insert(seat);
+                    if !self.shooting_started {
+                        self.removed_before_shooting.insert(seat);
+                    }
                 }
                 match cause {
                     Cause::Vote | Cause::Lift => {

@@ -32,6 +32,14 @@ pub struct Summary {
     /// Fouls by seat number, seats with none left out.
     pub fouls: BTreeMap<String, u8>,
     pub best_move: Option<BestMoveSummary>,
+    /// Seats disqualified in their own last words: their departure (vote,
+    /// shot) stands, the disqualification counts in scoring.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disqualified_in_last_words: Vec<Seat>,
+    /// Seats given a foul, a penalty or a removal after the result was
+    /// fixed: the result stands (classic §6.9, rfm §5.15, ua §1.9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sanctioned_after_result: Vec<Seat>,
 }
 
 pub fn result_name(outcome: Option<Outcome>) -> &'static str {
@@ -94,6 +102,13 @@ impl Game {
                 named: b.named,
                 hits: b.hits,
             }),
+            disqualified_in_last_words: Seat::all()
+                .filter(|s| {
+                    let st = c.seats[s.index()];
+                    st.disqualified && st.out.is_some_and(|d| !d.cause.is_removal())
+                })
+                .collect(),
+            sanctioned_after_result: c.sanctioned_after_result.iter().collect(),
         }
     }
 }

@@ -55,6 +55,10 @@ pub struct GameView {
     #[serde(default)]
     pub shooting_started: bool,
     pub speech_started_at: Option<i64>,
+    /// Tonight's victim, at the table until the morning (rfm §4.5.4, classic
+    /// §3.5.4, ua §5.4); the public learns of him only then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub night_kill: Option<Seat>,
     pub seats: Vec<SeatView>,
     pub nominees: SeatList,
     pub candidates: SeatList,
@@ -130,6 +134,7 @@ impl Game {
             step_started_at: (!(hide && night)).then_some(c.step_started_at),
             shooting_started: !hide && night && c.shooting_started,
             speech_started_at: c.speech_started_at,
+            night_kill: c.kill.filter(|_| !hide && night && c.night > 0),
             seats,
             nominees: c.nominees,
             candidates: c.candidates,

@@ -50,6 +50,36 @@ pub enum Code {
     /// The Sheriff does not check on the meeting night (night 0): each book
     /// forbids it in its own clause, not only by the order of the phases.
     NoSheriffCheckOnNight0,
+    /// After the deciding kill or vote no foul is given (rfm §5.14): only
+    /// the penalties for insults and obscenity, and disqualification.
+    NoFoulAfterResult,
+}
+
+impl Code {
+    /// Every code, for tables and tests that walk them all.
+    pub const ALL: [Code; 21] = [
+        Code::GameOver,
+        Code::WrongPhase,
+        Code::NotYourTurn,
+        Code::PlayerOut,
+        Code::NominationUsed,
+        Code::AlreadyNominated,
+        Code::SelfNomination,
+        Code::WithdrawalForbidden,
+        Code::NothingToWithdraw,
+        Code::WrongNominee,
+        Code::LastNomineeAutomatic,
+        Code::AlreadyVoted,
+        Code::VoterOut,
+        Code::NotAShooter,
+        Code::AlreadyShot,
+        Code::CannotAct,
+        Code::BadBestMove,
+        Code::NotInRuleSet,
+        Code::NothingToUndo,
+        Code::NoSheriffCheckOnNight0,
+        Code::NoFoulAfterResult,
+    ];
 }
 
 impl Code {
@@ -75,13 +105,55 @@ impl Code {
             Code::NotInRuleSet => "not_in_rule_set",
             Code::NothingToUndo => "nothing_to_undo",
             Code::NoSheriffCheckOnNight0 => "no_sheriff_check_on_night0",
+            Code::NoFoulAfterResult => "no_foul_after_result",
         }
     }
 
     /// The clause of the rule set's source that the code enforces.
     pub fn clause(self, rules: RuleSetId) -> &'static str {
-        crate::clauses::clause(self, rules)
+        self.clause_on(Topic::General, rules)
     }
+
+    /// The clause for the code refused about `topic`: a command out of its
+    /// step cites the clause of the step it belongs to.
+    pub fn clause_on(self, topic: Topic, rules: RuleSetId) -> &'static str {
+        crate::clauses::clause(self, topic, rules)
+    }
+}
+
+/// What a refused command was about, where the code alone does not say
+/// which clause applies (`Code::WrongPhase`: the clause of the step the
+/// command belongs to).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    General,
+    Speech,
+    Nomination,
+    /// A vote, a roll call or club's question whether to vote.
+    Vote,
+    Lift,
+    LastWords,
+    Shooting,
+    DonCheck,
+    SheriffCheck,
+    BeautyPick,
+    BestMove,
+}
+
+impl Topic {
+    pub const ALL: [Topic; 11] = [
+        Topic::General,
+        Topic::Speech,
+        Topic::Nomination,
+        Topic::Vote,
+        Topic::Lift,
+        Topic::LastWords,
+        Topic::Shooting,
+        Topic::DonCheck,
+        Topic::SheriffCheck,
+        Topic::BeautyPick,
+        Topic::BestMove,
+    ];
 }
 
 impl fmt::Display for Code {
@@ -110,9 +182,20 @@ impl Violation {
         message: impl Into<String>,
         message_ru: impl Into<String>,
     ) -> Violation {
+        Violation::on(code, Topic::General, rules, message, message_ru)
+    }
+
+    /// A violation about `topic` (see `Code::clause_on`).
+    pub fn on(
+        code: Code,
+        topic: Topic,
+        rules: RuleSetId,
+        message: impl Into<String>,
+        message_ru: impl Into<String>,
+    ) -> Violation {
         Violation {
             code,
-            clause: code.clause(rules).to_string(),
+            clause: code.clause_on(topic, rules).to_string(),
             source: rules.source_file().to_string(),
             message: message.into(),
             message_ru: message_ru.into(),
@@ -127,3 +210,60 @@ impl fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The matches are exhaustive: a new code or topic missing from `ALL`
+    /// fails to compile here.
+    #[test]
+    fn all_lists_every_code_and_topic_once_in_order() {
+        fn code_position(c: Code) -> usize {
+            match c {
+                Code::GameOver => 0,
+                Code::WrongPhase => 1,
+                Code::NotYourTurn => 2,
+                Code::PlayerOut => 3,
+                Code::NominationUsed => 4,
+                Code::AlreadyNominated => 5,
+                Code::SelfNomination => 6,
+                Code::WithdrawalForbidden => 7,
+                Code::NothingToWithdraw => 8,
+                Code::WrongNominee => 9,
+                Code::LastNomineeAutomatic => 10,
+                Code::AlreadyVoted => 11,
+                Code::VoterOut => 12,
+                Code::NotAShooter => 13,
+                Code::AlreadyShot => 14,
+                Code::CannotAct => 15,
+                Code::BadBestMove => 16,
+                Code::NotInRuleSet => 17,
+                Code::NothingToUndo => 18,
+                Code::NoSheriffCheckOnNight0 => 19,
+                Code::NoFoulAfterResult => 20,
+            }
+        }
+        fn topic_position(t: Topic) -> usize {
+            match t {
+                Topic::General => 0,
+                Topic::Speech => 1,
+                Topic::Nomination => 2,
+                Topic::Vote => 3,
+                Topic::Lift => 4,
+                Topic::LastWords => 5,
+                Topic::Shooting => 6,
+                Topic::DonCheck => 7,
+                Topic::SheriffCheck => 8,
+                Topic::BeautyPick => 9,
+                Topic::BestMove => 10,
+            }
+        }
+        for (i, c) in Code::ALL.iter().enumerate() {
+            assert_eq!(code_position(*c), i, "{c}");
+        }
+        for (i, t) in Topic::ALL.iter().enumerate() {
+            assert_eq!(topic_position(*t), i, "{t:?}");
+        }
+    }
+}

@@ -148,7 +148,7 @@ fn classic_1_4_red_wins_when_every_black_is_out_and_last_words_still_follow() {
     t.speeches(&[(3, 10)]);
     assert_eq!(t.outcome().unwrap().winner, Some(Team::Red));
     assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(10)));
-    let v = t.err(Command::Foul { seat: s(3) });
+    let v = t.err(Command::StartSpeech { seat: s(3) });
     assert_eq!(v.code, Code::GameOver);
     t.words();
     assert!(t.g.is_over());
@@ -1369,4 +1369,391 @@ fn mafia_shoot_is_refused_outside_the_shooting() {
     assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
     t.play_night0();
     assert_eq!(t.err(Command::StartShooting).code, Code::WrongPhase);
+}
+
+// ---- the night's victim leaves at dawn (issue 13 §1) -----------------------
+
+fn shoot_all(t: &mut Table, target: u8) {
+    let Expect::Shots { pending, .. } = t.prompt() else {
+        panic!("not the shooting: {:?}", t.prompt())
+    };
+    for by in pending.iter() {
+        t.ok(Command::Shot {
+            by,
+            target: Some(s(target)),
+        });
+    }
+}
+
+fn out(t: &Table, n: u8) -> mafia_rules::state::Departure {
+    t.g.core().seats[s(n).index()]
+        .out
+        .unwrap_or_else(|| panic!("seat {n} is still in the game"))
+}
+
+fn announced_killed(t: &Table, n: u8) -> bool {
+    t.saw(|e| matches!(e, Event::DayStarted { killed: Some(k), .. } if *k == s(n)))
+}
+
+fn saw_best_move_step(t: &Table) -> bool {
+    t.saw(|e| {
+        matches!(
+            e,
+            Event::StepStarted {
+                step: Step::BestMove { .. }
+            }
+        )
+    })
+}
+
+#[test]
+fn rfm_4_5_4_classic_3_5_4_minsk2017_4_5_4_ua_5_4_the_night_victim_leaves_the_table_at_dawn() {
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_shooting(rules);
+        t.ok(Command::StartShooting);
+        shoot_all(&mut t, 3);
+        assert!(t.alive(3), "{rules:?}: at the table until the morning");
+        assert_eq!(
+            t.g.view(Audience::Judge).night_kill,
+            Some(s(3)),
+            "{rules:?}"
+        );
+        assert_eq!(t.g.view(Audience::Broadcast).night_kill, Some(s(3)));
+        // The public learns of the kill in the morning only.
+        let public = t.g.view(Audience::Public);
+        assert_eq!(public.night_kill, None);
+        assert!(public.seats[2].alive && public.seats[2].departure.is_none());
+        let seen = mafia_rules::view::events_for(Audience::Public, &t.events, false);
+        assert!(
+            !seen
+                .iter()
+                .any(|e| matches!(e.event, Event::Left { .. } | Event::NightResult { .. })),
+            "{rules:?}"
+        );
+        // A foul in the night still reaches him.
+        t.ok(Command::Foul { seat: s(3) });
+        t.night(None);
+        let d = out(&t, 3);
+        assert_eq!(
+            (d.cause, d.when),
+            (Cause::Shot, When::Night(1)),
+            "{rules:?}"
+        );
+        assert_eq!(t.g.core().seats[2].fouls, 1);
+        assert!(announced_killed(&t, 3), "{rules:?}");
+        assert!(
+            matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(3)),
+            "{rules:?}: {:?}",
+            t.prompt()
+        );
+    }
+}
+
+#[test]
+fn ua_5_6_rfm_5_17_classic_6_1_minsk2017_7_2_killed_then_disqualified_is_announced_killed_and_the_vote_is_held(
+) {
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_shooting(rules);
+        t.ok(Command::StartShooting);
+        shoot_all(&mut t, 3);
+        // Refused as player_out while the victim left at the last shot.
+        t.ok(Command::Disqualify { seat: s(3) });
+        let d = out(&t, 3);
+        assert_eq!(
+            (d.cause, d.when),
+            (Cause::Disqualified, When::Night(1)),
+            "{rules:?}"
+        );
+        t.night(None);
+        assert!(
+            announced_killed(&t, 3),
+            "{rules:?}: killed and disqualified"
+        );
+        assert!(
+            !saw_best_move_step(&t),
+            "{rules:?}: a removed player leaves silently"
+        );
+        assert!(
+            !matches!(t.prompt(), Expect::LastWords { .. }),
+            "{rules:?}: no last words after a removal"
+        );
+        assert!(
+            !t.saw(|e| matches!(e, Event::VotesCancelled { .. })),
+            "{rules:?}: the vote is held"
+        );
+        if rules != Club {
+            t.speeches(&[(4, 9)]);
+            assert!(!t.alive(9), "{rules:?}");
+        }
+    }
+}
+
+#[test]
+fn ua_5_6_disqualified_before_mafia_shoot_the_shot_is_a_miss_after_it_killed_and_disqualified() {
+    // (rules, killed when removed before the shooting began)
+    for (rules, before_is_kill) in [(Rfm, true), (Classic, true), (Minsk2017, true), (Ua, false)] {
+        for started in [false, true] {
+            let mut t = to_the_shooting(rules);
+            if started {
+                t.ok(Command::StartShooting);
+            }
+            t.ok(Command::Disqualify { seat: s(3) });
+            if !started {
+                t.ok(Command::StartShooting);
+            }
+            shoot_all(&mut t, 3);
+            t.night(None);
+            let killed = started || before_is_kill;
+            assert_eq!(
+                announced_killed(&t, 3),
+                killed,
+                "{rules:?}, started {started}"
+            );
+            // rfm §5.7 keeps every vote after a night removal.
+            let held = killed || rules == Rfm;
+            t.speeches(&[(4, 9)]);
+            assert_eq!(!t.alive(9), held, "{rules:?}, started {started}");
+        }
+    }
+}
+
+#[test]
+fn rfm_5_17_classic_3_5_9_ua_5_12_a_victim_disqualified_in_his_best_move_loses_it() {
+    for rules in [Rfm, Classic, Ua] {
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        loop {
+            match t.prompt() {
+                Expect::DonCheck { .. } => {
+                    t.ok(Command::DonCheck { target: None });
+                }
+                Expect::SheriffCheck { .. } => {
+                    t.ok(Command::SheriffCheck { target: None });
+                }
+                Expect::BestMove { seat } => {
+                    assert_eq!(seat, s(3));
+                    break;
+                }
+                other => panic!("{rules:?}: {other:?}"),
+            }
+        }
+        t.ok(Command::Disqualify { seat: s(3) });
+        assert!(t.g.core().best_move.is_none(), "{rules:?}");
+        assert!(announced_killed(&t, 3), "{rules:?}");
+        assert_eq!(out(&t, 3).cause, Cause::Disqualified);
+        assert!(
+            matches!(t.prompt(), Expect::Speech { .. }),
+            "{rules:?}: {:?}",
+            t.prompt()
+        );
+    }
+}
+
+#[test]
+fn classic_1_4_a_night_removal_that_decides_the_game_ends_the_night_with_the_victims_last_words() {
+    let mut t = table(Classic);
+    t.play_night0();
+    for victim in [1, 2] {
+        t.speeches(&[]);
+        t.night(Some(victim));
+        t.words();
+    }
+    // 5 red and 3 black: the kill of 3 alone decides nothing.
+    t.speeches(&[]);
+    t.ok(Command::StartShooting);
+    shoot_all(&mut t, 3);
+    assert_eq!(t.outcome(), None);
+    t.ok(Command::Disqualify { seat: s(4) });
+    assert_eq!(t.outcome().unwrap().winner, Some(Team::Black));
+    assert_eq!(out(&t, 3).cause, Cause::Shot);
+    assert_eq!(out(&t, 4).cause, Cause::Disqualified);
+    assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(3)));
+    t.words();
+    assert!(t.g.is_over());
+}
+
+// ---- discipline after the result (issue 13 §3) ------------------------------
+
+/// Plays a game of kills (seats 1, 2, 3, 4) to the final last words of 4:
+/// black wins at 3 against 3.
+fn to_the_final_words(rules: RuleSetId) -> Table {
+    let mut t = table(rules);
+    let mut victim = 1;
+    while t.outcome().is_none() {
+        match t.prompt() {
+            Expect::Night0 { .. } | Expect::FreeTalk => {
+                t.ok(Command::NextStep);
+            }
+            Expect::Speech { seat, .. } => {
+                t.ok(Command::EndSpeech {
+                    seat,
+                    timeout: false,
+                });
+            }
+            Expect::VoteCall { .. } => {
+                t.ok(Command::VoteCall { yes: set(&[]) });
+            }
+            Expect::LastWords { seat, .. } => {
+                t.ok(Command::EndLastWords { seat });
+            }
+            Expect::BeautyPick { .. } => {
+                t.ok(Command::BeautyPick { target: None });
+            }
+            Expect::Shots { .. } => {
+                shoot_all(&mut t, victim);
+                victim += 1;
+            }
+            Expect::DonCheck { .. } => {
+                t.ok(Command::DonCheck { target: None });
+            }
+            Expect::SheriffCheck { .. } => {
+                t.ok(Command::SheriffCheck { target: None });
+            }
+            Expect::BestMove { seat } => {
+                t.ok(Command::BestMove {
+                    seat,
+                    named: list(&[]),
+                });
+            }
+            other => panic!("{rules:?}: {other:?}"),
+        }
+    }
+    assert_eq!(t.outcome().unwrap().winner, Some(Team::Black), "{rules:?}");
+    assert!(
+        matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(4)),
+        "{rules:?}: {:?}",
+        t.prompt()
+    );
+    t
+}
+
+#[test]
+fn classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result() {
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_final_words(rules);
+        let result = t.outcome();
+        if rules == Rfm {
+            // rfm §5.14: after the deciding kill only insults and obscenity
+            // are punished (a penalty, a disqualification), not fouls.
+            let v = t.err(Command::Foul { seat: s(5) });
+            assert_eq!(
+                (v.code, v.clause.as_str()),
+                (Code::NoFoulAfterResult, "000 §5.14")
+            );
+            t.ok(Command::Penalty {
+                seat: s(5),
+                kind: PenaltyKind::Small,
+            });
+        } else {
+            t.ok(Command::Foul { seat: s(5) });
+            assert_eq!(t.g.core().seats[s(5).index()].fouls, 1, "{rules:?}");
+        }
+        t.ok(Command::Disqualify { seat: s(6) });
+        assert_eq!(out(&t, 6).cause, Cause::Disqualified, "{rules:?}");
+        assert_eq!(t.outcome(), result, "{rules:?}: the result stands");
+        // The speaker himself: his departure stands, his words end.
+        t.ok(Command::Disqualify { seat: s(4) });
+        assert_eq!(out(&t, 4).cause, Cause::Shot);
+        assert!(t.g.is_over(), "{rules:?}");
+        assert_eq!(t.outcome(), result);
+        assert_eq!(
+            t.err(Command::Disqualify { seat: s(5) }).code,
+            Code::GameOver,
+            "{rules:?}: nothing after the final words"
+        );
+        let summary = t.g.summary();
+        assert_eq!(summary.disqualified_in_last_words, vec![s(4)], "{rules:?}");
+        assert_eq!(
+            summary.sanctioned_after_result,
+            vec![s(4), s(5), s(6)],
+            "{rules:?}"
+        );
+        let protocol =
+            mafia_record::Protocol::new(t.record.header(), &t.g, &t.events).to_markdown();
+        assert!(
+            protocol.contains("4: disqualified in his last words, the result stands"),
+            "{rules:?}: {protocol}"
+        );
+        assert!(
+            protocol.contains("6 (removed / удалён) after the result, which stands"),
+            "{rules:?}: {protocol}"
+        );
+    }
+}
+
+#[test]
+fn classic_5_5_ua_10_10_a_disqualification_in_his_own_last_words_ends_them_and_keeps_his_departure()
+{
+    for rules in RuleSetId::ALL {
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        t.night(None);
+        assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(3)));
+        let ev = t.ok(Command::Disqualify { seat: s(3) });
+        assert_eq!(ev[0], Event::Disqualified { seat: s(3) }, "{rules:?}");
+        assert_eq!(out(&t, 3).cause, Cause::Shot);
+        assert!(
+            !matches!(t.prompt(), Expect::LastWords { .. }),
+            "{rules:?}: {:?}",
+            t.prompt()
+        );
+        assert!(
+            !t.saw(|e| matches!(e, Event::VotesCancelled { .. })),
+            "{rules:?}"
+        );
+        assert_eq!(t.g.summary().disqualified_in_last_words, vec![s(3)]);
+        assert!(t.g.summary().sanctioned_after_result.is_empty());
+    }
+    // Voted out: the same.
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.ok(Command::Disqualify { seat: s(8) });
+    assert_eq!(out(&t, 8).cause, Cause::Vote);
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
+}
+
+// ---- the exact clause (issue 13 §4) ----------------------------------------
+
+#[test]
+fn rfm_4_5_2_classic_3_5_2_minsk2017_4_5_2_ua_5_2_a_shot_by_day_cites_the_shooting_clause() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.5.2"),
+        (Classic, "001 §3.5.2"),
+        (Minsk2017, "002 §4.5.2"),
+        (Ua, "003 §5.2"),
+        (Club, "004 \"ПЕРВАЯ И ПОСЛЕДУЮЩИЕ НОЧИ\""),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        let v = t.err(Command::Shot {
+            by: s(8),
+            target: Some(s(1)),
+        });
+        assert_eq!((v.code, v.clause.as_str()), (Code::WrongPhase, clause));
+        assert_eq!(v.source, rules.source_file());
+    }
+}
+
+#[test]
+fn club_a_nomination_cites_its_day_voting_rules_not_the_fouls_section() {
+    let mut t = table(Club);
+    t.play_night0();
+    let v = t.err(Command::Nominate {
+        by: s(1),
+        target: s(2),
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotInRuleSet, "004 \"Правила дневного голосования\"")
+    );
+    let v = t.err(Command::EndSpeech {
+        seat: s(2),
+        timeout: false,
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotYourTurn, "004 \"ПЕРВЫЙ ДЕНЬ\"")
+    );
 }

@@ -140,7 +140,10 @@ fn junk_commands() -> impl Strategy<Value = Vec<Command>> {
 fn simulated_games_cover_every_kind_of_ending() {
     use mafia_rules::EndReason::*;
     let mut seen = std::collections::HashSet::new();
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    // Any seed whose 300 games per rule set reach club's rare four-player
+    // ending; the night's victim staying at the table until dawn (issue 13
+    // §1) changed which games seed 7 plays.
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
     for rules in RuleSetId::ALL {
         for _ in 0..300 {
             let sim = simulate(rules, &mut rng, 0);

@@ -18,7 +18,7 @@ impl Tx<'_> {
         }
         if fouls >= f.remove_at {
             self.remove(seat, Cause::Fouls);
-        } else if fouls == f.mute_at {
+        } else if fouls == f.mute_at && c.result.is_none() {
             self.mute(seat);
         }
         Ok(())
@@ -74,6 +74,11 @@ impl Tx<'_> {
     pub(super) fn remove(&mut self, seat: Seat, cause: Cause) {
         let before = *self.c();
         self.emit(Event::Left { seat, cause });
+        if before.result.is_some() {
+            // The result stands (classic §6.9, rfm §5.15, ua §1.9): the
+            // removal counts in scoring only.
+            return;
+        }
         let r = self.p.removal;
         let bump = |n: u8| {
             if r.cancellations_accumulate {
@@ -106,8 +111,16 @@ impl Tx<'_> {
             });
         }
         if let Some(outcome) = self.outcome() {
+            // At night the result counts tonight's victim as gone: the night
+            // ends here, and he leaves with his last words.
+            let victim = self.pending_kill().is_some();
+            self.dawn();
             self.end(outcome);
-            self.emit(Event::StepStarted { step: Step::Ended });
+            if victim {
+                self.next_words();
+            } else {
+                self.emit(Event::StepStarted { step: Step::Ended });
+            }
             return;
         }
         let c = *self.c();
@@ -135,8 +148,24 @@ impl Tx<'_> {
             Step::Night { action, .. } if self.actor(action) == Some(seat) => {
                 self.next_night_action(Some(action))
             }
+            // Removed during his best move: the rest of it is lost.
+            Step::BestMove { seat: s, .. } if s == seat => self.start_day(),
             _ => {}
         }
+    }
+
+    /// A disqualification: of a player at the table, or of one in his own
+    /// last words, who keeps his departure and loses the rest of his words.
+    pub(super) fn disqualify(&mut self, seat: Seat) -> Check {
+        let c = *self.c();
+        if matches!(c.step, Step::LastWords { seat: s, .. } if s == seat) && !c.alive(seat) {
+            self.emit(Event::Disqualified { seat });
+            self.next_words();
+            return Ok(());
+        }
+        self.need_alive(seat)?;
+        self.remove(seat, Cause::Disqualified);
+        Ok(())
     }
 
     /// rfm §4.4.16 exc. 2: the round's closing speaker named the day's only
@@ -168,7 +197,8 @@ impl Tx<'_> {
         }
         let mut next = c.cancel_next;
         for seat in c.removed_tonight.iter() {
-            if c.kill == Some(seat) && r.removed_then_shot_is_kill {
+            // Killed too ("removed and killed"): the vote is held.
+            if c.kill == Some(seat) {
                 continue;
             }
             next = if r.cancellations_accumulate {

@@ -8,9 +8,11 @@ impl Tx<'_> {
     pub(super) fn start_shooting(&mut self) -> Check {
         self.need_night_action(NightAction::Shooting)?;
         if self.c().shooting_started {
-            return Err(
-                self.wrong_phase("starting the shooting again", "повторное начало стрельбы")
-            );
+            return Err(self.wrong_phase(
+                Topic::Shooting,
+                "starting the shooting again",
+                "повторное начало стрельбы",
+            ));
         }
         self.emit(Event::ShootingStarted);
         Ok(())
@@ -59,7 +61,7 @@ impl Tx<'_> {
             _ => false,
         };
         if !ok_step {
-            return Err(self.wrong_phase("a best move", "лучший ход"));
+            return Err(self.wrong_phase(Topic::BestMove, "a best move", "лучший ход"));
         }
         if named.len() > 3 || named.contains(seat) {
             return Err(self.err(
@@ -129,12 +131,12 @@ impl Tx<'_> {
             NightAction::Shooting => return self.shooters().first(),
         };
         let seat = c.seat_of(role)?;
-        let killed_tonight = c.kill == Some(seat)
-            && c.seats[seat.index()]
-                .out
-                .is_some_and(|d| d.cause == Cause::Shot)
-            && self.p.killed_player_checks;
-        ((c.alive(seat) || killed_tonight) && c.picked != Some(seat)).then_some(seat)
+        // Shot tonight, he is still at the table until the morning.
+        let killed_tonight = c.kill == Some(seat);
+        (c.alive(seat)
+            && (!killed_tonight || self.p.killed_player_checks)
+            && c.picked != Some(seat))
+        .then_some(seat)
     }
 
     pub(super) fn next_night_action(&mut self, after: Option<NightAction>) {
@@ -180,23 +182,48 @@ impl Tx<'_> {
                 _ => {}
             }
         }
-        let removed_and_shot =
-            |t: &Seat| self.p.removal.removed_then_shot_is_kill && c.removed_tonight.contains(*t);
+        // ua §5.6: removed before the shooting began, the shot is a miss;
+        // removed once it began, he is "killed and removed".
+        let removed_and_shot = |t: &Seat| {
+            c.removed_tonight.contains(*t)
+                && (self.p.removal.removed_then_shot_is_kill
+                    || !c.removed_before_shooting.contains(*t))
+        };
         let killed = target
             .filter(|t| agreed && (c.alive(*t) || removed_and_shot(t)) && c.picked != Some(*t));
         self.emit(Event::NightResult { killed });
-        if let Some(t) = killed.filter(|t| c.alive(*t)) {
-            self.emit(Event::Left {
-                seat: t,
-                cause: Cause::Shot,
-            });
+        // The victim leaves at dawn (rfm §4.5.4, classic §3.5.4, minsk2017
+        // §4.5.4, ua §5.4): until then he is at the table, and a foul or a
+        // disqualification still reaches him. Only a kill that decides the
+        // game ends the night at once: the result is fixed by it.
+        if killed.is_some_and(|t| c.alive(t)) {
             if let Some(outcome) = self.outcome() {
+                self.dawn();
                 self.end(outcome);
                 self.next_words();
                 return;
             }
         }
         self.next_night_action(Some(NightAction::Shooting));
+    }
+
+    /// The night's victim, shot and still at the table until the morning.
+    pub(super) fn pending_kill(&self) -> Option<Seat> {
+        let c = self.c();
+        c.kill
+            .filter(|k| c.is_night() && c.night > 0 && c.alive(*k))
+    }
+
+    /// The morning: the night's victim leaves the table. A victim removed
+    /// during the night after the shot has left already ("killed and
+    /// removed"); he has no last words.
+    pub(super) fn dawn(&mut self) {
+        if let Some(seat) = self.pending_kill() {
+            self.emit(Event::Left {
+                seat,
+                cause: Cause::Shot,
+            });
+        }
     }
 
     pub(super) fn entitled(&self, seat: Seat) -> bool {
@@ -207,7 +234,12 @@ impl Tx<'_> {
             BestMoveDenial::Day1Votes => c.day1_vote_outs >= bm.denied_at,
             BestMoveDenial::VotesAndRemovalsBeforeKill => c.early_outs >= bm.denied_at,
         };
+        // Killed and removed the same night, he leaves silently: no best move.
+        let removed = c.seats[seat.index()]
+            .out
+            .is_some_and(|d| d.cause.is_removal());
         bm.at != BestMoveAt::Never
+            && !removed
             && c.first_killed == Some(seat)
             && c.best_move.is_none()
             && !denied

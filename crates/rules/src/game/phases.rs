@@ -3,8 +3,16 @@
 use super::*;
 
 impl Tx<'_> {
+    /// The result the table has reached, counting tonight's victim, who
+    /// leaves at dawn, as gone.
     pub(super) fn outcome(&self) -> Option<Outcome> {
-        let (red, black) = self.c().counts();
+        let (mut red, mut black) = self.c().counts();
+        if let Some(k) = self.pending_kill() {
+            match self.c().role(k).team() {
+                Team::Red => red -= 1,
+                Team::Black => black -= 1,
+            }
+        }
         let (winner, reason) = if red == 0 && black == 0 {
             (None, EndReason::AllOut)
         } else if black == 0 {
@@ -61,6 +69,7 @@ impl Tx<'_> {
     }
 
     pub(super) fn start_day(&mut self) {
+        self.dawn();
         self.settle_night_removals();
         let c = *self.c();
         let day = c.day + 1;

@@ -14,14 +14,22 @@ impl Tx<'_> {
                 self.speeches_done();
                 Ok(())
             }
-            _ => Err(self.wrong_phase("moving to the next step", "переход к следующему этапу")),
+            _ => Err(self.wrong_phase(
+                Topic::General,
+                "moving to the next step",
+                "переход к следующему этапу",
+            )),
         }
     }
 
     pub(super) fn nominate(&mut self, by: Seat, target: Seat) -> Check {
         let c = *self.c();
         if self.p.vote_call {
-            return Err(self.not_in_rules("nominations", "выставления кандидатур"));
+            return Err(self.not_in_rules(
+                Topic::Nomination,
+                "nominations",
+                "выставления кандидатур",
+            ));
         }
         match c.step {
             Step::Speech {
@@ -30,7 +38,7 @@ impl Tx<'_> {
             Step::Speech {
                 seat, tie: false, ..
             } => return Err(self.not_your_turn(seat, by)),
-            _ => return Err(self.wrong_phase("a nomination", "выставление")),
+            _ => return Err(self.wrong_phase(Topic::Nomination, "a nomination", "выставление")),
         }
         self.need_alive(target)?;
         if by == target && !self.p.nominations.self_nomination {

@@ -6,7 +6,7 @@ impl Tx<'_> {
     pub(super) fn vote(&mut self, nominee: Seat, hands: SeatSet) -> Check {
         let c = *self.c();
         if !matches!(c.step, Step::Voting { .. }) {
-            return Err(self.wrong_phase("a vote", "голосование"));
+            return Err(self.wrong_phase(Topic::Vote, "a vote", "голосование"));
         }
         let expected = c
             .candidates
@@ -61,10 +61,10 @@ impl Tx<'_> {
     pub(super) fn ballot(&mut self, voter: Seat, target: Option<Seat>) -> Check {
         let c = *self.c();
         let Step::RollCall { first, .. } = c.step else {
-            return Err(self.wrong_phase("a roll-call vote", "поимённое голосование"));
+            return Err(self.wrong_phase(Topic::Vote, "a roll-call vote", "поимённое голосование"));
         };
         let Some(expected) = self.next_voter(first) else {
-            return Err(self.wrong_phase("a roll-call vote", "поимённое голосование"));
+            return Err(self.wrong_phase(Topic::Vote, "a roll-call vote", "поимённое голосование"));
         };
         if voter != expected {
             return Err(self.not_your_turn(expected, voter));
