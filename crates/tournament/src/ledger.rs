@@ -299,10 +299,11 @@ impl Ledger {
     pub fn set(&mut self, game: &GameId, line: Option<GameLine>) {
         if let Some(old) = self.lines.remove(game) {
             for l in &old.seats {
-                self.players
-                    .entry(l.player.clone())
-                    .or_default()
-                    .add(game, &old.stage, l, -1);
+                let acc = self.players.entry(l.player.clone()).or_default();
+                acc.add(game, &old.stage, l, -1);
+                if acc.games == 0 {
+                    self.players.remove(&l.player);
+                }
             }
         }
         if let Some(new) = line {

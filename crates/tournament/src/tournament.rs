@@ -8,7 +8,7 @@ use crate::error::TournamentError;
 use crate::event::TournamentEvent;
 use crate::facts::GameFacts;
 use crate::inputs::{self, ApprovalItem, JudgeInputs};
-use crate::ledger::{GameScoring, Ledger};
+use crate::ledger::{GameLine, GameScoring, Ledger};
 use crate::model::{Actor, Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
 use crate::scheme::Scheme;
 use mafia_record::{GameId, StageId, TournamentId};
@@ -841,31 +841,45 @@ impl Tournament {
 
     /// Recomputes one game's line and moves the accumulators by the difference.
     fn rescore(&mut self, id: &GameId) {
-        let line = self.games.get(id).and_then(|g| {
-            let r = g.result.as_ref()?;
-            if g.annulled {
-                return None;
-            }
-            let coefficient = self
-                .stage(&id.stage)
-                .map(|s| s.coefficient)
-                .unwrap_or_default();
-            let inputs = g.inputs.as_ref();
-            Some(
-                GameScoring {
-                    scheme: &self.scheme,
-                    stage: &id.stage,
-                    coefficient,
-                    facts: &r.facts,
-                    winner: g.winner_override.unwrap_or(r.facts.winner),
-                    inputs: inputs.map(|i| &i.inputs),
-                    approved: inputs.is_none_or(|i| i.pending.is_empty()),
-                    corrections: &g.corrections,
-                }
-                .line(),
-            )
-        });
+        let line = self.line_of(id);
         self.ledger.set(id, line);
+    }
+
+    /// A game's points as they stand, `None` while it does not count.
+    pub fn line_of(&self, id: &GameId) -> Option<GameLine> {
+        let g = self.games.get(id)?;
+        let r = g.result.as_ref()?;
+        if g.annulled {
+            return None;
+        }
+        let coefficient = self
+            .stage(&id.stage)
+            .map(|s| s.coefficient)
+            .unwrap_or_default();
+        let inputs = g.inputs.as_ref();
+        Some(
+            GameScoring {
+                scheme: &self.scheme,
+                stage: &id.stage,
+                coefficient,
+                facts: &r.facts,
+                winner: g.winner_override.unwrap_or(r.facts.winner),
+                inputs: inputs.map(|i| &i.inputs),
+                approved: inputs.is_none_or(|i| i.pending.is_empty()),
+                corrections: &g.corrections,
+            }
+            .line(),
+        )
+    }
+
+    /// The ledger computed from scratch, game by game: what the incremental
+    /// one kept by `apply` must equal.
+    pub fn recompute_ledger(&self) -> Ledger {
+        let mut l = Ledger::default();
+        for id in self.games.keys() {
+            l.set(id, self.line_of(id));
+        }
+        l
     }
 
     /// Items waiting for the chief judge, by game.
