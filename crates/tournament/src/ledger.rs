@@ -11,7 +11,7 @@ use crate::scheme::Scheme;
 use mafia_record::{GameId, StageId};
 use mafia_rules::{Cause, Role, Seat, Team};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// One player's points from one game, the stage coefficient applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,7 +216,6 @@ pub struct PlayerAcc {
     /// Multiset of single-game extras, for the highest (rfm §6.7.1.6).
     pub extras: BTreeMap<Points, u32>,
     pub ci: BTreeMap<StageId, CiCounts>,
-    pub history: BTreeSet<GameId>,
 }
 
 impl PlayerAcc {
@@ -232,7 +231,7 @@ impl PlayerAcc {
         self.wins_by_role.don + self.wins_by_role.sheriff
     }
 
-    fn add(&mut self, game: &GameId, stage: &StageId, l: &SeatLine, sign: i32) {
+    fn add(&mut self, stage: &StageId, l: &SeatLine, sign: i32) {
         let d = |n: &mut u32| *n = n.checked_add_signed(sign).expect("accumulator underflow");
         let p = |acc: &mut Points, v: Points| {
             if sign > 0 {
@@ -267,7 +266,10 @@ impl PlayerAcc {
                 self.extras.remove(&l.extra);
             }
         }
-        let ci = self.ci.entry(stage.clone()).or_default();
+        if !self.ci.contains_key(stage) {
+            self.ci.insert(stage.clone(), CiCounts::default());
+        }
+        let ci = self.ci.get_mut(stage).expect("just inserted");
         d(&mut ci.games);
         if l.compensable() {
             if l.outcome == Outcome::Win {
@@ -278,11 +280,6 @@ impl PlayerAcc {
         }
         if ci.games == 0 {
             self.ci.remove(stage);
-        }
-        if sign > 0 {
-            self.history.insert(game.clone());
-        } else {
-            self.history.remove(game);
         }
     }
 }
@@ -299,8 +296,8 @@ impl Ledger {
     pub fn set(&mut self, game: &GameId, line: Option<GameLine>) {
         if let Some(old) = self.lines.remove(game) {
             for l in &old.seats {
-                let acc = self.players.entry(l.player.clone()).or_default();
-                acc.add(game, &old.stage, l, -1);
+                let acc = self.acc(&l.player);
+                acc.add(&old.stage, l, -1);
                 if acc.games == 0 {
                     self.players.remove(&l.player);
                 }
@@ -308,13 +305,19 @@ impl Ledger {
         }
         if let Some(new) = line {
             for l in &new.seats {
-                self.players
-                    .entry(l.player.clone())
-                    .or_default()
-                    .add(game, &new.stage, l, 1);
+                self.acc(&l.player).add(&new.stage, l, 1);
             }
             self.lines.insert(game.clone(), new);
         }
+    }
+
+    fn acc(&mut self, p: &PlayerId) -> &mut PlayerAcc {
+        // Looked up before inserting: most players have an entry, and an
+        // entry() would clone the id every time.
+        if !self.players.contains_key(p) {
+            self.players.insert(p.clone(), PlayerAcc::default());
+        }
+        self.players.get_mut(p).expect("just inserted")
     }
 }
 

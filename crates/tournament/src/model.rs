@@ -4,18 +4,20 @@
 use crate::points::Coefficient;
 use mafia_record::StageId;
 use mafia_rules::{Seat, SEATS};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::sync::Arc;
 
 macro_rules! text_id {
     ($name:ident) => {
-        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(pub String);
+        /// A shared string: ids are cloned into every game line and
+        /// accumulator, and a clone must not allocate.
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(Arc<str>);
 
         impl $name {
-            pub fn new(s: impl Into<String>) -> Self {
-                Self(s.into())
+            pub fn new(s: impl AsRef<str>) -> Self {
+                Self(Arc::from(s.as_ref()))
             }
             pub fn as_str(&self) -> &str {
                 &self.0
@@ -30,7 +32,19 @@ macro_rules! text_id {
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                Self(s.to_owned())
+                Self::new(s)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                Ok(Self::new(String::deserialize(d)?))
             }
         }
     };

@@ -238,10 +238,11 @@ pub fn history(t: &Tournament, player: &PlayerId) -> Vec<HistoryLine> {
     let Some(acc) = t.ledger.players.get(player) else {
         return vec![];
     };
-    acc.history
+    // A scan of the lines: a query, not on the scoring path, so no per-player index.
+    t.ledger
+        .lines
         .iter()
-        .filter_map(|g| {
-            let line = t.ledger.lines.get(g)?;
+        .filter_map(|(g, line)| {
             let l = line.seats.iter().find(|l| &l.player == player)?;
             let comp = match (&t.scheme.compensation, acc.ci.get(&line.stage)) {
                 (Some(c), Some(counts)) if l.compensable() => {

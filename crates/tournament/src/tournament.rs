@@ -283,7 +283,7 @@ impl Tournament {
                 if *actor != Actor::Organiser {
                     return Err(deny(actor, "register a player", ORGANISER));
                 }
-                if player.id.0.trim().is_empty() || player.nickname.trim().is_empty() {
+                if player.id.as_str().trim().is_empty() || player.nickname.trim().is_empty() {
                     return Err(TournamentError::EmptyPlayer);
                 }
                 if self.players.contains_key(&player.id) {

@@ -113,7 +113,7 @@ fn rfm_6_7_1_7_then_a_lot_drawn_by_the_chief_judge_never_a_random_pick() {
         vec![tied.clone(), vec![pid(5), pid(7), pid(9)]]
     );
     for p in &tied {
-        let r = cup.row(p.0[1..].parse().unwrap());
+        let r = cup.row(p.as_str()[1..].parse().unwrap());
         assert_eq!((r.rank, r.tie), (1, Tie::AwaitingLot), "{p}");
     }
     let lot = |players: Vec<PlayerId>| TournamentCommand::DrawLot { players };
