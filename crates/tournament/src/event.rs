@@ -20,8 +20,9 @@ pub enum TournamentEvent {
         /// Overrides of the rule set's parameters, as `RuleSet::with_overrides` takes them.
         #[serde(default)]
         rule_overrides: serde_json::Value,
-        /// The whole scheme, so the log scores as it did when written.
-        scheme: Scheme,
+        /// The whole scheme, so the log scores as it did when written. Boxed:
+        /// it is much larger than any other event.
+        scheme: Box<Scheme>,
         at: i64,
     },
     JudgeAdded {

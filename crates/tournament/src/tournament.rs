@@ -125,7 +125,7 @@ impl Tournament {
             name: spec.name,
             rules: spec.rules,
             rule_overrides: spec.rule_overrides,
-            scheme: spec.scheme,
+            scheme: Box::new(spec.scheme),
             at: now_ms,
         })
     }
@@ -148,7 +148,7 @@ impl Tournament {
             name: name.clone(),
             rules: *rules,
             rule_overrides: rule_overrides.clone(),
-            scheme: scheme.clone(),
+            scheme: (**scheme).clone(),
             created_at: *at,
             players: BTreeMap::new(),
             judges: BTreeMap::new(),

@@ -62,7 +62,7 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
                 .t
                 .players
                 .values()
-                .filter(|r| r.withdrawn_at.is_none() || b % 7 == 0)
+                .filter(|r| r.withdrawn_at.is_none() || matches!(b % 7, 0))
                 .map(|r| r.player.id.clone())
                 .collect();
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
@@ -129,7 +129,7 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
                             points: Points::c(EXTRA_VALUES[(b as usize + i) % 8]),
                         })
                         .collect(),
-                    penalties: if c % 5 == 0 {
+                    penalties: if matches!(c % 5, 0) {
                         vec![JudgePenalty {
                             seat: seat(b % 10 + 1),
                             code: ["6.5.9", "6.5.11.1", "5.10"][c as usize % 3].into(),
@@ -137,7 +137,7 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
                     } else {
                         vec![]
                     },
-                    best_move: if c % 7 == 0 {
+                    best_move: if matches!(c % 7, 0) {
                         BestMoveVerdict::Denied
                     } else {
                         BestMoveVerdict::Confirmed
@@ -159,7 +159,7 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
                 .values()
                 .filter_map(|g| g.result.as_ref().map(|r| (r.recorded_at, g.id.clone())))
                 .max();
-            let Some(g) = (if a % 3 == 0 {
+            let Some(g) = (if matches!(a % 3, 0) {
                 game(a)
             } else {
                 latest.map(|l| l.1)

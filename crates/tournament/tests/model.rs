@@ -323,7 +323,7 @@ fn the_standings_are_byte_identical_for_the_same_log() {
     for r in 1..=3 {
         let gs = cup.seat_round("main", r, &[ten(1), ten(11)]);
         for (i, g) in gs.iter().enumerate() {
-            let w = if (r as usize + i) % 2 == 0 {
+            let w = if (r as usize + i) & 1 == 0 {
                 Team::Red
             } else {
                 Team::Black
