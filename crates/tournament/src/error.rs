@@ -1,0 +1,178 @@
+//! Why a command was refused. Each message names the rule it enforces.
+
+use crate::points::Points;
+use mafia_record::{GameId, StageId};
+use mafia_rules::Seat;
+
+use crate::model::{JudgeId, PlayerId};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TournamentError {
+    #[error("{actor} may not {action}: only {who} may")]
+    NotPermitted {
+        actor: String,
+        action: &'static str,
+        who: &'static str,
+    },
+    #[error("table judge {judge} is not the judge of game {game}")]
+    JudgeNotBound { judge: JudgeId, game: GameId },
+
+    #[error("a tournament log starts with its creation event")]
+    NotCreatedFirst,
+    #[error("the tournament is already created")]
+    AlreadyCreated,
+    #[error("the scoring scheme is refused: {0}")]
+    BadScheme(String),
+    #[error("the tournament's name is empty")]
+    EmptyName,
+
+    #[error("player {0} is already registered")]
+    PlayerAlreadyRegistered(PlayerId),
+    #[error("player {0} is not registered")]
+    UnknownPlayer(PlayerId),
+    #[error("player {0} has withdrawn")]
+    PlayerWithdrawn(PlayerId),
+    #[error("a player's id and nickname may not be empty")]
+    EmptyPlayer,
+    #[error("judge {0} is already registered")]
+    JudgeAlreadyRegistered(JudgeId),
+    #[error("judge {0} is not registered")]
+    UnknownJudge(JudgeId),
+    #[error("stage {0} already exists")]
+    StageAlreadyExists(StageId),
+    #[error("stage {0} does not exist")]
+    UnknownStage(StageId),
+    #[error("a stage has at least one round and one table")]
+    EmptyStage,
+
+    #[error("stage {stage} has rounds 1–{rounds}; there is no round {round}")]
+    RoundOutOfRange {
+        stage: StageId,
+        round: u32,
+        rounds: u32,
+    },
+    #[error("stage {stage} has tables 1–{tables}; there is no table {table}")]
+    TableOutOfRange {
+        stage: StageId,
+        table: u32,
+        tables: u32,
+    },
+    #[error("table {0} is seated twice in the round")]
+    TableTwice(u32),
+    #[error("a round seats at least one table")]
+    NoTables,
+    #[error("table {table} has {seats} seats; a table seats 10")]
+    TableNotFull { table: u32, seats: usize },
+    #[error("player {player} is seated at tables {first} and {second} in round {round}: a player plays one table a round")]
+    PlayerAtTwoTables {
+        player: PlayerId,
+        round: u32,
+        first: u32,
+        second: u32,
+    },
+    #[error("round {round} of {stage} has games assigned; it cannot be seated again")]
+    RoundAlreadyUnderway { stage: StageId, round: u32 },
+    #[error("round {round} of {stage} is not seated")]
+    RoundNotSeated { stage: StageId, round: u32 },
+    #[error("table {table} is not seated in round {round} of {stage}")]
+    TableNotSeated {
+        stage: StageId,
+        round: u32,
+        table: u32,
+    },
+    #[error("table {table}'s game has a result; its seats cannot be swapped")]
+    SwapAfterResult { table: u32 },
+    #[error("a seat cannot be swapped with itself")]
+    SwapSamePlace,
+
+    #[error("game {0} belongs to another tournament")]
+    OtherTournament(GameId),
+    #[error("game {0} is already assigned")]
+    GameAlreadyAssigned(GameId),
+    #[error("game {0} is not assigned")]
+    UnknownGame(GameId),
+    #[error("the record of game {game} is malformed: {why}")]
+    BadFacts { game: GameId, why: String },
+    #[error("seat {seat} of game {game} is {record} in the record but {seating} in the seating")]
+    SeatingMismatch {
+        game: GameId,
+        seat: Seat,
+        record: PlayerId,
+        seating: PlayerId,
+    },
+    #[error("game {0} already has a different result; a result changes only by an appeal (rfm §7.1, minsk2017 §8.6)")]
+    ResultAlreadyRecorded(GameId),
+    #[error("game {0} is not finished: no judge input, appeal or approval before its result")]
+    GameNotFinished(GameId),
+    #[error("game {0} was annulled for a replay")]
+    GameAnnulled(GameId),
+
+    #[error("seat {seat}: +{points} is not an extra point {side} may get ({clause}: {allowed})")]
+    ExtraNotAllowed {
+        seat: Seat,
+        points: Points,
+        side: &'static str,
+        allowed: String,
+        clause: String,
+    },
+    #[error(
+        "seat {seat}: an extra point must be positive ({points}); penalties are given as penalties"
+    )]
+    ExtraNotPositive { seat: Seat, points: Points },
+    #[error("seat {seat} has two extra points in one input")]
+    TwoExtrasForOneSeat { seat: Seat },
+    #[error("the game's extra points sum to +{sum}, over the cap of +{cap} ({clause})")]
+    GameSumOverCap {
+        sum: Points,
+        cap: Points,
+        clause: String,
+    },
+    #[error("{count} players rewarded, over the cap of {cap} ({clause})")]
+    TooManyRewarded {
+        count: u32,
+        cap: u32,
+        clause: String,
+    },
+    #[error("seat {seat}: extra +{extra} with best move +{best_move} is over the player's cap of +{cap} ({clause})")]
+    OverPlayerCap {
+        seat: Seat,
+        extra: Points,
+        best_move: Points,
+        cap: Points,
+        clause: String,
+    },
+    #[error("no penalty {code:?} in this scheme (known: {known})")]
+    UnknownPenalty { code: String, known: String },
+    #[error("seat {seat}: penalty {code} is not given in a {outcome} ({clause})")]
+    PenaltyNotForOutcome {
+        code: String,
+        seat: Seat,
+        outcome: &'static str,
+        clause: String,
+    },
+    #[error("game {game} has nothing pending like that to approve")]
+    NothingToApprove { game: GameId },
+
+    #[error("an appeal against game {game} is {late_by_s} s late: the window is {minutes} minutes after the game's end ({clause})")]
+    AppealTooLate {
+        game: GameId,
+        minutes: u32,
+        late_by_s: i64,
+        clause: String,
+    },
+    #[error("appeal {0} does not exist")]
+    UnknownAppeal(u32),
+    #[error(
+        "appeal {0} is already decided; the decision is final (rfm §7.3.10, minsk2017 §8.6.4)"
+    )]
+    AppealAlreadyDecided(u32),
+    #[error("a decision needs a reason")]
+    EmptyReason,
+    #[error("player {player} did not play game {game}")]
+    PlayerNotInGame { player: PlayerId, game: GameId },
+
+    #[error("a lot is drawn between two or more distinct players")]
+    LotNeedsTwo,
+    #[error("players {a} and {b} are not tied at every tie-break; no lot between them")]
+    LotPlayersNotTied { a: PlayerId, b: PlayerId },
+}

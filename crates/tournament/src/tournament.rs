@@ -1,0 +1,911 @@
+//! The tournament's state, the commands that produce its events and the
+//! fold that applies them. `apply` is the only writer of the state, so a
+//! tournament built command by command equals the fold of its log.
+
+use crate::appeal::{Appeal, AppealDecision, Correction, Decided};
+use crate::command::{TournamentCommand, TournamentSpec};
+use crate::error::TournamentError;
+use crate::event::TournamentEvent;
+use crate::facts::GameFacts;
+use crate::inputs::{self, ApprovalItem, JudgeInputs};
+use crate::ledger::{GameLine, GameScoring, Ledger};
+use crate::model::{Actor, Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
+use crate::scheme::Scheme;
+use mafia_record::{GameId, StageId, TournamentId};
+use mafia_rules::{RuleSetId, Seat, Team, SEATS};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registered {
+    pub player: Player,
+    pub registered_at: i64,
+    pub withdrawn_at: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    pub tables: BTreeMap<u32, SeatedTable>,
+    pub seated_at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub facts: GameFacts,
+    pub ended_at: i64,
+    pub recorded_at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputsEntry {
+    pub inputs: JudgeInputs,
+    pub pending: BTreeSet<ApprovalItem>,
+    pub approved: Vec<(ApprovalItem, i64)>,
+    pub by: Actor,
+    pub at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameEntry {
+    pub id: GameId,
+    pub judge: Option<JudgeId>,
+    pub assigned_at: i64,
+    pub result: Option<Recorded>,
+    pub inputs: Option<InputsEntry>,
+    /// An appeal's changed result.
+    pub winner_override: Option<Option<Team>>,
+    pub corrections: Vec<Correction>,
+    pub annulled: bool,
+}
+
+impl GameEntry {
+    pub fn winner(&self) -> Option<Option<Team>> {
+        let r = self.result.as_ref()?;
+        Some(self.winner_override.unwrap_or(r.facts.winner))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lot {
+    pub players: Vec<PlayerId>,
+    pub at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tournament {
+    pub id: TournamentId,
+    pub name: String,
+    pub rules: RuleSetId,
+    pub rule_overrides: serde_json::Value,
+    pub scheme: Scheme,
+    pub created_at: i64,
+    pub players: BTreeMap<PlayerId, Registered>,
+    pub judges: BTreeMap<JudgeId, Judge>,
+    /// In the order they were added.
+    pub stages: Vec<Stage>,
+    pub rounds: BTreeMap<(StageId, u32), Round>,
+    pub games: BTreeMap<GameId, GameEntry>,
+    pub appeals: BTreeMap<u32, Appeal>,
+    pub lots: Vec<Lot>,
+    pub published: Vec<(i64, u32)>,
+    pub ledger: Ledger,
+    /// Events applied, creation included.
+    pub version: u64,
+}
+
+fn deny(actor: &Actor, action: &'static str, who: &'static str) -> TournamentError {
+    TournamentError::NotPermitted {
+        actor: actor.to_string(),
+        action,
+        who,
+    }
+}
+
+const ORGANISER: &str = "the organiser";
+const ORGANISER_OR_CHIEF: &str = "the organiser or the chief judge";
+const CHIEF: &str = "the chief judge";
+
+impl Tournament {
+    /// The creation event of a new tournament; only the organiser creates.
+    pub fn create(
+        spec: TournamentSpec,
+        actor: &Actor,
+        now_ms: i64,
+    ) -> Result<TournamentEvent, TournamentError> {
+        if *actor != Actor::Organiser {
+            return Err(deny(actor, "create a tournament", ORGANISER));
+        }
+        if spec.name.trim().is_empty() {
+            return Err(TournamentError::EmptyName);
+        }
+        spec.scheme
+            .validate()
+            .map_err(|e| TournamentError::BadScheme(e.to_string()))?;
+        Ok(TournamentEvent::Created {
+            id: spec.id,
+            name: spec.name,
+            rules: spec.rules,
+            rule_overrides: spec.rule_overrides,
+            scheme: Box::new(spec.scheme),
+            at: now_ms,
+        })
+    }
+
+    /// A tournament from its creation event.
+    pub fn from_created(event: &TournamentEvent) -> Result<Tournament, TournamentError> {
+        let TournamentEvent::Created {
+            id,
+            name,
+            rules,
+            rule_overrides,
+            scheme,
+            at,
+        } = event
+        else {
+            return Err(TournamentError::NotCreatedFirst);
+        };
+        Ok(Tournament {
+            id: id.clone(),
+            name: name.clone(),
+            rules: *rules,
+            rule_overrides: rule_overrides.clone(),
+            scheme: (**scheme).clone(),
+            created_at: *at,
+            players: BTreeMap::new(),
+            judges: BTreeMap::new(),
+            stages: Vec::new(),
+            rounds: BTreeMap::new(),
+            games: BTreeMap::new(),
+            appeals: BTreeMap::new(),
+            lots: Vec::new(),
+            published: Vec::new(),
+            ledger: Ledger::default(),
+            version: 1,
+        })
+    }
+
+    /// Rebuilds a tournament from its log.
+    pub fn fold<'a>(
+        events: impl IntoIterator<Item = &'a TournamentEvent>,
+    ) -> Result<Tournament, TournamentError> {
+        let mut it = events.into_iter();
+        let first = it.next().ok_or(TournamentError::NotCreatedFirst)?;
+        let mut t = Tournament::from_created(first)?;
+        for e in it {
+            if matches!(e, TournamentEvent::Created { .. }) {
+                return Err(TournamentError::AlreadyCreated);
+            }
+            t.apply(e);
+        }
+        Ok(t)
+    }
+
+    pub fn stage(&self, id: &StageId) -> Option<&Stage> {
+        self.stages.iter().find(|s| &s.id == id)
+    }
+
+    pub fn round(&self, stage: &StageId, round: u32) -> Option<&Round> {
+        self.rounds.get(&(stage.clone(), round))
+    }
+
+    /// The seated table of a game.
+    pub fn table_of(&self, game: &GameId) -> Option<&SeatedTable> {
+        self.round(&game.stage, game.round)?.tables.get(&game.table)
+    }
+
+    fn game(&self, id: &GameId) -> Result<&GameEntry, TournamentError> {
+        self.games
+            .get(id)
+            .ok_or_else(|| TournamentError::UnknownGame(id.clone()))
+    }
+
+    fn finished(&self, id: &GameId) -> Result<(&GameEntry, &Recorded), TournamentError> {
+        let g = self.game(id)?;
+        let r = g
+            .result
+            .as_ref()
+            .ok_or_else(|| TournamentError::GameNotFinished(id.clone()))?;
+        if g.annulled {
+            return Err(TournamentError::GameAnnulled(id.clone()));
+        }
+        Ok((g, r))
+    }
+
+    /// The chief judge, or the table judge bound to the game.
+    fn judge_of(
+        &self,
+        actor: &Actor,
+        game: &GameEntry,
+        action: &'static str,
+    ) -> Result<(), TournamentError> {
+        match actor {
+            Actor::ChiefJudge => Ok(()),
+            Actor::TableJudge(j) if game.judge.as_ref() == Some(j) => Ok(()),
+            Actor::TableJudge(j) => Err(TournamentError::JudgeNotBound {
+                judge: j.clone(),
+                game: game.id.clone(),
+            }),
+            Actor::Organiser => Err(deny(
+                actor,
+                action,
+                "the chief judge or the game's table judge",
+            )),
+        }
+    }
+
+    fn active_player(&self, p: &PlayerId) -> Result<(), TournamentError> {
+        match self.players.get(p) {
+            None => Err(TournamentError::UnknownPlayer(p.clone())),
+            Some(r) if r.withdrawn_at.is_some() => Err(TournamentError::PlayerWithdrawn(p.clone())),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Validates a command and returns the events it produces (none when it
+    /// changes nothing, e.g. a result recorded again).
+    pub fn command(
+        &self,
+        cmd: &TournamentCommand,
+        actor: &Actor,
+        now_ms: i64,
+    ) -> Result<Vec<TournamentEvent>, TournamentError> {
+        let at = now_ms;
+        use TournamentCommand as C;
+        use TournamentEvent as E;
+        let ev = match cmd {
+            C::AddJudge { judge } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "add a judge", ORGANISER));
+                }
+                if self.judges.contains_key(&judge.id) {
+                    return Err(TournamentError::JudgeAlreadyRegistered(judge.id.clone()));
+                }
+                E::JudgeAdded {
+                    judge: judge.clone(),
+                    at,
+                }
+            }
+            C::AddStage { stage } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "add a stage", ORGANISER));
+                }
+                if self.stage(&stage.id).is_some() {
+                    return Err(TournamentError::StageAlreadyExists(stage.id.clone()));
+                }
+                if stage.rounds == 0 || stage.tables == 0 {
+                    return Err(TournamentError::EmptyStage);
+                }
+                E::StageAdded {
+                    stage: stage.clone(),
+                    at,
+                }
+            }
+            C::RegisterPlayer { player } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "register a player", ORGANISER));
+                }
+                if player.id.as_str().trim().is_empty() || player.nickname.trim().is_empty() {
+                    return Err(TournamentError::EmptyPlayer);
+                }
+                if self.players.contains_key(&player.id) {
+                    return Err(TournamentError::PlayerAlreadyRegistered(player.id.clone()));
+                }
+                E::PlayerRegistered {
+                    player: player.clone(),
+                    at,
+                }
+            }
+            C::WithdrawPlayer { player } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "withdraw a player", ORGANISER));
+                }
+                self.active_player(player)?;
+                E::PlayerWithdrawn {
+                    player: player.clone(),
+                    at,
+                }
+            }
+            C::SeatRound {
+                stage,
+                round,
+                tables,
+            } => {
+                if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
+                    return Err(deny(actor, "seat a round", ORGANISER_OR_CHIEF));
+                }
+                self.check_seating(stage, *round, tables)?;
+                E::RoundSeated {
+                    stage: stage.clone(),
+                    round: *round,
+                    tables: tables.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::SwapSeats { stage, round, a, b } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "swap seats", CHIEF));
+                }
+                let r =
+                    self.round(stage, *round)
+                        .ok_or_else(|| TournamentError::RoundNotSeated {
+                            stage: stage.clone(),
+                            round: *round,
+                        })?;
+                if a == b {
+                    return Err(TournamentError::SwapSamePlace);
+                }
+                for p in [a, b] {
+                    if !r.tables.contains_key(&p.table) {
+                        return Err(TournamentError::TableNotSeated {
+                            stage: stage.clone(),
+                            round: *round,
+                            table: p.table,
+                        });
+                    }
+                    let played = self.games.values().any(|g| {
+                        &g.id.stage == stage
+                            && g.id.round == *round
+                            && g.id.table == p.table
+                            && g.result.is_some()
+                    });
+                    if played {
+                        return Err(TournamentError::SwapAfterResult { table: p.table });
+                    }
+                }
+                E::SeatsSwapped {
+                    stage: stage.clone(),
+                    round: *round,
+                    a: *a,
+                    b: *b,
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::AssignGame { game, judge } => {
+                if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
+                    return Err(deny(actor, "assign a game", ORGANISER_OR_CHIEF));
+                }
+                if game.tournament != self.id {
+                    return Err(TournamentError::OtherTournament(game.clone()));
+                }
+                if self.games.contains_key(game) {
+                    return Err(TournamentError::GameAlreadyAssigned(game.clone()));
+                }
+                if self.stage(&game.stage).is_none() {
+                    return Err(TournamentError::UnknownStage(game.stage.clone()));
+                }
+                let r = self.round(&game.stage, game.round).ok_or_else(|| {
+                    TournamentError::RoundNotSeated {
+                        stage: game.stage.clone(),
+                        round: game.round,
+                    }
+                })?;
+                let table =
+                    r.tables
+                        .get(&game.table)
+                        .ok_or_else(|| TournamentError::TableNotSeated {
+                            stage: game.stage.clone(),
+                            round: game.round,
+                            table: game.table,
+                        })?;
+                let judge = judge.clone().or_else(|| table.judge.clone());
+                if let Some(j) = &judge {
+                    if !self.judges.contains_key(j) {
+                        return Err(TournamentError::UnknownJudge(j.clone()));
+                    }
+                }
+                E::GameAssigned {
+                    game: game.clone(),
+                    judge,
+                    at,
+                }
+            }
+            C::RecordResult {
+                game,
+                facts,
+                ended_at,
+            } => {
+                let g = self.game(game)?;
+                if *actor != Actor::Organiser {
+                    self.judge_of(actor, g, "record a result")?;
+                }
+                self.check_facts(game, facts)?;
+                if let Some(r) = &g.result {
+                    if &r.facts == facts && r.ended_at == *ended_at {
+                        return Ok(vec![]);
+                    }
+                    return Err(TournamentError::ResultAlreadyRecorded(game.clone()));
+                }
+                E::GameResultRecorded {
+                    game: game.clone(),
+                    facts: facts.clone(),
+                    ended_at: *ended_at,
+                    at,
+                }
+            }
+            C::SubmitJudgeInputs { game, inputs } => {
+                let g = self.game(game)?;
+                self.judge_of(actor, g, "give judge's inputs")?;
+                let (g, r) = self.finished(game)?;
+                let winner = g.winner().flatten();
+                let pending = inputs::validate(&self.scheme, &r.facts, winner, inputs)?;
+                // The chief judge's own input is approved by his giving it.
+                let pending = if actor.is_chief() {
+                    vec![]
+                } else {
+                    pending.into_iter().collect()
+                };
+                E::JudgeInputsRecorded {
+                    game: game.clone(),
+                    inputs: inputs.clone(),
+                    pending,
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::Approve { game, item } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "approve", CHIEF));
+                }
+                let (g, _) = self.finished(game)?;
+                let waiting = g.inputs.as_ref().is_some_and(|i| i.pending.contains(item));
+                if !waiting {
+                    return Err(TournamentError::NothingToApprove { game: game.clone() });
+                }
+                E::ApprovalGiven {
+                    game: game.clone(),
+                    item: item.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::FileAppeal {
+                game,
+                player,
+                event_seq,
+                text,
+            } => {
+                let (_, r) = self.finished(game)?;
+                let window = self.scheme.appeal_window_ms();
+                if now_ms > r.ended_at + window {
+                    return Err(TournamentError::AppealTooLate {
+                        game: game.clone(),
+                        minutes: self.scheme.appeal_window_minutes,
+                        late_by_s: (now_ms - r.ended_at - window + 999) / 1000,
+                        clause: self.scheme.appeal_clause.clone(),
+                    });
+                }
+                if let Some(p) = player {
+                    if !r.facts.seats.iter().any(|s| &s.player == p) {
+                        return Err(TournamentError::PlayerNotInGame {
+                            player: p.clone(),
+                            game: game.clone(),
+                        });
+                    }
+                }
+                E::AppealFiled {
+                    appeal: self.appeals.len() as u32 + 1,
+                    game: game.clone(),
+                    player: player.clone(),
+                    event_seq: *event_seq,
+                    text: text.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::DecideAppeal {
+                appeal,
+                decision,
+                reason,
+            } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "decide an appeal", CHIEF));
+                }
+                let a = self
+                    .appeals
+                    .get(appeal)
+                    .ok_or(TournamentError::UnknownAppeal(*appeal))?;
+                if a.decided.is_some() {
+                    return Err(TournamentError::AppealAlreadyDecided(*appeal));
+                }
+                if reason.trim().is_empty() {
+                    return Err(TournamentError::EmptyReason);
+                }
+                let (_, r) = self.finished(&a.game)?;
+                if let AppealDecision::PointsCorrected { corrections } = decision {
+                    for c in corrections {
+                        if !r.facts.seats.iter().any(|s| s.player == c.player) {
+                            return Err(TournamentError::PlayerNotInGame {
+                                player: c.player.clone(),
+                                game: a.game.clone(),
+                            });
+                        }
+                    }
+                }
+                E::AppealDecided {
+                    appeal: *appeal,
+                    decision: decision.clone(),
+                    reason: reason.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::DrawLot { players } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "draw a lot", CHIEF));
+                }
+                let distinct: BTreeSet<_> = players.iter().collect();
+                if players.len() < 2 || distinct.len() != players.len() {
+                    return Err(TournamentError::LotNeedsTwo);
+                }
+                for p in players {
+                    if !self.players.contains_key(p) {
+                        return Err(TournamentError::UnknownPlayer(p.clone()));
+                    }
+                }
+                crate::standings::check_tied(self, players)?;
+                E::LotDrawn {
+                    players: players.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::PublishStandings => {
+                if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
+                    return Err(deny(actor, "publish standings", ORGANISER_OR_CHIEF));
+                }
+                E::StandingsPublished {
+                    games: self.ledger.lines.len() as u32,
+                    by: actor.clone(),
+                    at,
+                }
+            }
+        };
+        Ok(vec![ev])
+    }
+
+    fn check_seating(
+        &self,
+        stage: &StageId,
+        round: u32,
+        tables: &[SeatedTable],
+    ) -> Result<(), TournamentError> {
+        let st = self
+            .stage(stage)
+            .ok_or_else(|| TournamentError::UnknownStage(stage.clone()))?;
+        if round == 0 || round > st.rounds {
+            return Err(TournamentError::RoundOutOfRange {
+                stage: stage.clone(),
+                round,
+                rounds: st.rounds,
+            });
+        }
+        if self
+            .games
+            .keys()
+            .any(|g| &g.stage == stage && g.round == round)
+        {
+            return Err(TournamentError::RoundAlreadyUnderway {
+                stage: stage.clone(),
+                round,
+            });
+        }
+        if tables.is_empty() {
+            return Err(TournamentError::NoTables);
+        }
+        let mut table_nos = BTreeSet::new();
+        let mut at_table: BTreeMap<&PlayerId, u32> = BTreeMap::new();
+        for t in tables {
+            if t.table == 0 || t.table > st.tables {
+                return Err(TournamentError::TableOutOfRange {
+                    stage: stage.clone(),
+                    table: t.table,
+                    tables: st.tables,
+                });
+            }
+            if !table_nos.insert(t.table) {
+                return Err(TournamentError::TableTwice(t.table));
+            }
+            if !t.is_full() {
+                return Err(TournamentError::TableNotFull {
+                    table: t.table,
+                    seats: t.seats.len(),
+                });
+            }
+            if let Some(j) = &t.judge {
+                if !self.judges.contains_key(j) {
+                    return Err(TournamentError::UnknownJudge(j.clone()));
+                }
+            }
+            for p in &t.seats {
+                self.active_player(p)?;
+                if let Some(first) = at_table.insert(p, t.table) {
+                    return Err(TournamentError::PlayerAtTwoTables {
+                        player: p.clone(),
+                        round,
+                        first,
+                        second: t.table,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_facts(&self, game: &GameId, facts: &GameFacts) -> Result<(), TournamentError> {
+        let bad = |why: String| TournamentError::BadFacts {
+            game: game.clone(),
+            why,
+        };
+        if facts.seats.len() != SEATS {
+            return Err(bad(format!("{} seats, not 10", facts.seats.len())));
+        }
+        for (i, s) in facts.seats.iter().enumerate() {
+            if s.seat != Seat::from_index(i) {
+                return Err(bad(format!("seat {} listed in place {}", s.seat, i + 1)));
+            }
+        }
+        if facts.best_move.as_ref().is_some_and(|b| b.hits > 3) {
+            return Err(bad("a best move hits at most 3".to_owned()));
+        }
+        let table = self
+            .table_of(game)
+            .ok_or_else(|| TournamentError::TableNotSeated {
+                stage: game.stage.clone(),
+                round: game.round,
+                table: game.table,
+            })?;
+        for s in &facts.seats {
+            let seated = table.player_at(s.seat);
+            if seated != &s.player {
+                return Err(TournamentError::SeatingMismatch {
+                    game: game.clone(),
+                    seat: s.seat,
+                    record: s.player.clone(),
+                    seating: seated.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one event. Events come from `command` (or a log it wrote), so
+    /// they are not validated again.
+    pub fn apply(&mut self, event: &TournamentEvent) {
+        use TournamentEvent as E;
+        self.version += 1;
+        match event {
+            E::Created { .. } => {}
+            E::JudgeAdded { judge, .. } => {
+                self.judges.insert(judge.id.clone(), judge.clone());
+            }
+            E::StageAdded { stage, .. } => self.stages.push(stage.clone()),
+            E::PlayerRegistered { player, at } => {
+                self.players.insert(
+                    player.id.clone(),
+                    Registered {
+                        player: player.clone(),
+                        registered_at: *at,
+                        withdrawn_at: None,
+                    },
+                );
+            }
+            E::PlayerWithdrawn { player, at } => {
+                if let Some(r) = self.players.get_mut(player) {
+                    r.withdrawn_at = Some(*at);
+                }
+            }
+            E::RoundSeated {
+                stage,
+                round,
+                tables,
+                at,
+                ..
+            } => {
+                self.rounds.insert(
+                    (stage.clone(), *round),
+                    Round {
+                        tables: tables.iter().map(|t| (t.table, t.clone())).collect(),
+                        seated_at: *at,
+                    },
+                );
+            }
+            E::SeatsSwapped {
+                stage, round, a, b, ..
+            } => {
+                if let Some(r) = self.rounds.get_mut(&(stage.clone(), *round)) {
+                    let pa = place_player(r, a);
+                    let pb = place_player(r, b);
+                    if let (Some(pa), Some(pb)) = (pa, pb) {
+                        set_place(r, a, pb);
+                        set_place(r, b, pa);
+                    }
+                }
+            }
+            E::GameAssigned { game, judge, at } => {
+                self.games.insert(
+                    game.clone(),
+                    GameEntry {
+                        id: game.clone(),
+                        judge: judge.clone(),
+                        assigned_at: *at,
+                        result: None,
+                        inputs: None,
+                        winner_override: None,
+                        corrections: Vec::new(),
+                        annulled: false,
+                    },
+                );
+            }
+            E::GameResultRecorded {
+                game,
+                facts,
+                ended_at,
+                at,
+            } => {
+                if let Some(g) = self.games.get_mut(game) {
+                    g.result = Some(Recorded {
+                        facts: facts.clone(),
+                        ended_at: *ended_at,
+                        recorded_at: *at,
+                    });
+                }
+                self.rescore(game);
+            }
+            E::JudgeInputsRecorded {
+                game,
+                inputs,
+                pending,
+                by,
+                at,
+            } => {
+                if let Some(g) = self.games.get_mut(game) {
+                    g.inputs = Some(InputsEntry {
+                        inputs: inputs.clone(),
+                        pending: pending.iter().cloned().collect(),
+                        approved: Vec::new(),
+                        by: by.clone(),
+                        at: *at,
+                    });
+                }
+                self.rescore(game);
+            }
+            E::ApprovalGiven { game, item, at, .. } => {
+                if let Some(i) = self.games.get_mut(game).and_then(|g| g.inputs.as_mut()) {
+                    i.pending.remove(item);
+                    i.approved.push((item.clone(), *at));
+                }
+                self.rescore(game);
+            }
+            E::AppealFiled {
+                appeal,
+                game,
+                player,
+                event_seq,
+                text,
+                by,
+                at,
+            } => {
+                self.appeals.insert(
+                    *appeal,
+                    Appeal {
+                        id: *appeal,
+                        game: game.clone(),
+                        player: player.clone(),
+                        event_seq: *event_seq,
+                        text: text.clone(),
+                        filed_by: by.clone(),
+                        filed_at: *at,
+                        decided: None,
+                    },
+                );
+            }
+            E::AppealDecided {
+                appeal,
+                decision,
+                reason,
+                by,
+                at,
+            } => {
+                let Some(a) = self.appeals.get_mut(appeal) else {
+                    return;
+                };
+                a.decided = Some(Decided {
+                    decision: decision.clone(),
+                    reason: reason.clone(),
+                    by: by.clone(),
+                    at: *at,
+                });
+                let game = a.game.clone();
+                if let Some(g) = self.games.get_mut(&game) {
+                    match decision {
+                        AppealDecision::Rejected => {}
+                        AppealDecision::ResultChanged { winner } => {
+                            g.winner_override = Some(*winner)
+                        }
+                        AppealDecision::PointsCorrected { corrections } => {
+                            g.corrections.extend(corrections.iter().cloned())
+                        }
+                        AppealDecision::Replay => g.annulled = true,
+                    }
+                }
+                self.rescore(&game);
+            }
+            E::LotDrawn { players, at, .. } => self.lots.push(Lot {
+                players: players.clone(),
+                at: *at,
+            }),
+            E::StandingsPublished { games, at, .. } => self.published.push((*at, *games)),
+        }
+    }
+
+    /// Recomputes one game's line and moves the accumulators by the difference.
+    fn rescore(&mut self, id: &GameId) {
+        let line = self.line_of(id);
+        self.ledger.set(id, line);
+    }
+
+    /// A game's points as they stand, `None` while it does not count.
+    pub fn line_of(&self, id: &GameId) -> Option<GameLine> {
+        let g = self.games.get(id)?;
+        let r = g.result.as_ref()?;
+        if g.annulled {
+            return None;
+        }
+        let coefficient = self
+            .stage(&id.stage)
+            .map(|s| s.coefficient)
+            .unwrap_or_default();
+        let inputs = g.inputs.as_ref();
+        Some(
+            GameScoring {
+                scheme: &self.scheme,
+                stage: &id.stage,
+                coefficient,
+                facts: &r.facts,
+                winner: g.winner_override.unwrap_or(r.facts.winner),
+                inputs: inputs.map(|i| &i.inputs),
+                approved: inputs.is_none_or(|i| i.pending.is_empty()),
+                corrections: &g.corrections,
+            }
+            .line(),
+        )
+    }
+
+    /// The ledger computed from scratch, game by game: what the incremental
+    /// one kept by `apply` must equal.
+    pub fn recompute_ledger(&self) -> Ledger {
+        let mut l = Ledger::default();
+        for id in self.games.keys() {
+            l.set(id, self.line_of(id));
+        }
+        l
+    }
+
+    /// Items waiting for the chief judge, by game.
+    pub fn pending_approvals(&self) -> Vec<(GameId, ApprovalItem)> {
+        self.games
+            .values()
+            .filter_map(|g| g.inputs.as_ref().map(|i| (g, i)))
+            .flat_map(|(g, i)| i.pending.iter().map(|p| (g.id.clone(), p.clone())))
+            .collect()
+    }
+
+    /// Appeals not yet decided.
+    pub fn open_appeals(&self) -> Vec<&Appeal> {
+        self.appeals
+            .values()
+            .filter(|a| a.decided.is_none())
+            .collect()
+    }
+}
+
+fn place_player(r: &Round, p: &Place) -> Option<PlayerId> {
+    r.tables.get(&p.table).map(|t| t.player_at(p.seat).clone())
+}
+
+fn set_place(r: &mut Round, p: &Place, player: PlayerId) {
+    if let Some(t) = r.tables.get_mut(&p.table) {
+        t.seats[p.seat.index()] = player;
+    }
+}
