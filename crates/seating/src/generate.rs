@@ -5,7 +5,7 @@ use crate::judges::judge_for;
 use crate::model::{RoundSeating, Seating, SeatingInput, TableSeating, SEATS};
 use crate::rests;
 use crate::roster::Roster;
-use crate::seats::SeatHistory;
+use crate::seats;
 use crate::tables::{self, Meetings};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -14,6 +14,9 @@ use rand_chacha::ChaCha8Rng;
 /// Rounds re-seated in turn, each against all the others, after the first
 /// round-by-round pass: the early rounds were seated blind to the later ones.
 const REFINE_PASSES: usize = 2;
+
+/// Seat numbers reassigned table by table against all the other rounds.
+const SEAT_PASSES: usize = 3;
 
 /// Extra fresh attempts at a round that could not keep its separate pairs
 /// apart, before giving up.
@@ -85,6 +88,15 @@ pub fn seat(input: &SeatingInput, seed: u64) -> Result<Seating, SeatingError> {
             meetings.add(&rounds[r]);
         }
     }
+    tables::anneal_rounds(
+        &mut rounds,
+        &mut meetings,
+        &roster,
+        tables::GLOBAL_ITERS_PER_SEAT * input.rounds * input.tables * SEATS,
+        tables::GLOBAL_T_START,
+        tables::GLOBAL_T_END,
+        &mut rng,
+    );
     for r in 0..rounds.len() {
         let mut tries = 0;
         while let Some((a, b)) = separate_pair(&roster, &rounds[r]) {
@@ -112,16 +124,7 @@ pub fn seat(input: &SeatingInput, seed: u64) -> Result<Seating, SeatingError> {
     let games: Vec<usize> = (0..n)
         .map(|p| plays.iter().filter(|on| on[p]).count())
         .collect();
-    let mut history = SeatHistory::new(n);
-    let numbered: Vec<Vec<Vec<usize>>> = rounds
-        .iter()
-        .map(|round| {
-            round
-                .iter()
-                .map(|table| history.number(table, &games))
-                .collect()
-        })
-        .collect();
+    let numbered = seats::number_all(&rounds, n, &games, SEAT_PASSES);
     Ok(build(input, &roster, &plays, &numbered))
 }
 

@@ -55,6 +55,12 @@ impl SeatHistory {
         self.played[p] += 1;
     }
 
+    fn unsit(&mut self, p: usize, seat: usize) {
+        self.counts[p][seat] -= 1;
+        self.edge[p] -= u16::from(is_edge(seat));
+        self.played[p] -= 1;
+    }
+
     /// Orders a table's players by seat (index 0 = seat 1) and records it.
     /// `games[p]` is the player's total over the whole seating.
     pub fn number(&mut self, table: &[usize], games: &[usize]) -> Vec<usize> {
@@ -73,4 +79,29 @@ impl SeatHistory {
         }
         seated
     }
+}
+
+/// Seat numbers for every table of every round: round by round against the
+/// history so far, then each table again against all the other rounds (the
+/// first rounds were numbered blind to the later ones).
+pub(crate) fn number_all(
+    rounds: &[Vec<Vec<usize>>],
+    n: usize,
+    games: &[usize],
+    passes: usize,
+) -> Vec<Vec<Vec<usize>>> {
+    let mut history = SeatHistory::new(n);
+    let mut numbered: Vec<Vec<Vec<usize>>> = rounds
+        .iter()
+        .map(|round| round.iter().map(|t| history.number(t, games)).collect())
+        .collect();
+    for _ in 0..passes {
+        for table in numbered.iter_mut().flatten() {
+            for (seat, &p) in table.iter().enumerate() {
+                history.unsit(p, seat);
+            }
+            *table = history.number(table, games);
+        }
+    }
+    numbered
 }
