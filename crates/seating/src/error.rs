@@ -22,7 +22,9 @@ pub enum SeatingError {
     UnknownPlayer { id: String, context: String },
     #[error("a pair policy names `{0}` twice")]
     PolicyWithSelf(String),
-    #[error("`{a}` and `{b}` must be kept apart (separate policy) but could not be in round {round}")]
+    #[error(
+        "`{a}` and `{b}` must be kept apart (separate policy) but could not be in round {round}"
+    )]
     SeparateImpossible { a: String, b: String, round: usize },
     #[error("`{a}` and `{b}` must be kept apart (separate policy) but sit together at table {table} of round {round}")]
     SeparateViolated {

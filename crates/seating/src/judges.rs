@@ -5,7 +5,12 @@
 /// tables, slot `(table + round) mod max(J, T)` is judge number that slot
 /// when there is one: each judge steps one table per round, and when J > T
 /// the J − T judges without a table take turns resting.
-pub(crate) fn judge_for(judges: &[String], tables: usize, round: usize, table: usize) -> Option<String> {
+pub(crate) fn judge_for(
+    judges: &[String],
+    tables: usize,
+    round: usize,
+    table: usize,
+) -> Option<String> {
     if judges.is_empty() {
         return None;
     }

@@ -130,7 +130,11 @@ impl Metrics {
                 .unwrap_or(0),
             seat_number_cap: seat_number_cap(games_max),
             seat_cap_violations: (0..n)
-                .filter(|&p| seat_counts[p].iter().any(|&c| c > seat_number_cap(games[p])))
+                .filter(|&p| {
+                    seat_counts[p]
+                        .iter()
+                        .any(|&c| c > seat_number_cap(games[p]))
+                })
                 .count(),
             edge_seats_max_per_player: edge.iter().copied().max().unwrap_or(0),
             edge_seats_expected: 0.4 * games_max as f64,
@@ -177,14 +181,20 @@ impl Metrics {
             ("edge_seats_expected", f(self.edge_seats_expected)),
             ("avoid_meetings", self.avoid_meetings.to_string()),
             ("separate_violations", self.separate_violations.to_string()),
-            ("judge_same_table_max", self.judge_same_table_max.to_string()),
+            (
+                "judge_same_table_max",
+                self.judge_same_table_max.to_string(),
+            ),
         ]
     }
 }
 
 /// The seating as roster indices, `[round][table][seat]`, after checking
 /// its shape.
-pub(crate) fn index(roster: &Roster, seating: &Seating) -> Result<Vec<Vec<Vec<usize>>>, SeatingError> {
+pub(crate) fn index(
+    roster: &Roster,
+    seating: &Seating,
+) -> Result<Vec<Vec<Vec<usize>>>, SeatingError> {
     let mut out = Vec::with_capacity(seating.rounds.len());
     for (r, round) in seating.rounds.iter().enumerate() {
         let mut seen = vec![false; roster.n()];
@@ -199,13 +209,14 @@ pub(crate) fn index(roster: &Roster, seating: &Seating) -> Result<Vec<Vec<Vec<us
             }
             let mut ids = Vec::with_capacity(SEATS);
             for id in &table.seats {
-                let p = *roster
-                    .by_id
-                    .get(id.as_str())
-                    .ok_or_else(|| SeatingError::UnknownPlayer {
-                        id: id.clone(),
-                        context: format!("table {} of round {}", t + 1, r + 1),
-                    })?;
+                let p =
+                    *roster
+                        .by_id
+                        .get(id.as_str())
+                        .ok_or_else(|| SeatingError::UnknownPlayer {
+                            id: id.clone(),
+                            context: format!("table {} of round {}", t + 1, r + 1),
+                        })?;
                 if std::mem::replace(&mut seen[p], true) {
                     return Err(SeatingError::PlayerTwiceInRound {
                         player: id.clone(),

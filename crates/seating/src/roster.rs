@@ -37,7 +37,11 @@ impl<'a> Roster<'a> {
                     .copied()
                     .ok_or_else(|| SeatingError::UnknownPlayer {
                         id: id.to_string(),
-                        context: format!("a {} policy", policy.kind),
+                        context: match policy.kind {
+                            PolicyKind::Separate => "a separate policy",
+                            PolicyKind::Avoid => "an avoid policy",
+                        }
+                        .to_string(),
                     })
             };
             let (a, b) = (index(&policy.a)?, index(&policy.b)?);

@@ -223,7 +223,12 @@ fn greedy(
 ) -> Vec<usize> {
     let degree: Vec<usize> = playing
         .iter()
-        .map(|&a| playing.iter().filter(|&&b| roster.is_separate(a, b)).count())
+        .map(|&a| {
+            playing
+                .iter()
+                .filter(|&&b| roster.is_separate(a, b))
+                .count()
+        })
         .collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.shuffle(rng);
