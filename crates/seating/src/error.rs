@@ -12,7 +12,10 @@ pub enum SeatingError {
     NoTables,
     #[error("a seating needs at least one round")]
     NoRounds,
-    #[error("{players} players are too few for {tables} tables of 10 (at least {seats} needed)")]
+    #[error(
+        "{players} players are too few for {tables} table{s} of 10 (at least {seats} needed)",
+        s = if *.tables == 1 { "" } else { "s" }
+    )]
     TooFewPlayers {
         players: usize,
         tables: usize,
