@@ -243,6 +243,8 @@ pub(crate) fn separate_violations<'a>(
             for (k, &a) in table.iter().enumerate() {
                 for &b in &table[k + 1..] {
                     if roster.is_separate(a, b) {
+                        // Named in roster order, whatever their seats.
+                        let (a, b) = (a.min(b), a.max(b));
                         out.push(Violation {
                             round: r + 1,
                             table: t + 1,
