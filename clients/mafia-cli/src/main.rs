@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod seat;
 mod state;
 
 /// Simulated games start at 2026-01-01T00:00:00Z, so that a seed gives the
@@ -78,6 +79,9 @@ enum Cmd {
     },
     /// Simulate one game per rule set; print its protocol and replay summary.
     Demo,
+    /// Seat a tournament from a players CSV: tables, seats, rests and judges
+    /// for every round, with quality metrics beside a random seating.
+    Seat(seat::SeatArgs),
     /// Stream a record to a referee as a table judge would (resumes on its own).
     Play(mafia_judge_client::cli::PlayArgs),
     /// Run N simulated tables against a referee: the demo driver and load generator.
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
             json,
         } => state::state(&file, at, audience, json, &mut out),
         Cmd::Demo => demo(&mut out).map(|()| true),
+        Cmd::Seat(args) => seat::seat(&args, &mut out),
         Cmd::Play(args) => mafia_judge_client::cli::play(&args, &mut out)
             .map(|()| true)
             .map_err(Into::into),
