@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee bench-gateway
+.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring
 
 build:
 	$(CARGO) build --release --workspace
@@ -35,3 +35,10 @@ bench-referee:
 # subscribers following 100 simulated tables on loopback).
 bench-gateway:
 	$(CARGO) run --release -p mafia-gateway --bin gateway-bench
+
+# Seating and scoring (pure crates): seat_ms@100x10, seat_ms@200x20 and the
+# seating quality beside a random seating; recompute_ms@400games and
+# incremental_update_us.
+bench-scoring:
+	$(CARGO) bench -p mafia-seating --bench seating
+	$(CARGO) bench -p mafia-tournament --bench scoring

@@ -31,11 +31,11 @@ stop() {
 }
 trap stop INT TERM
 
-"$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" \
-  --chief-tokens "$chief" --judge-tokens "$judge=1" >/dev/null &
+# One token file for every service (docs/config.md).
+export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]}]}"
+"$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" >/dev/null &
 pids+=($!)
-MAFIA_GATEWAY_TOKENS="{\"broadcast\":[\"$broadcast\"],\"chief_judge\":[\"$chief\"],\"table_judge\":{\"$judge\":[\"$tournament.*.t1.*\"]}}" \
-  "$bin/mafia-gateway" --redis-url "$REDIS_URL" &
+"$bin/mafia-gateway" --redis-url "$REDIS_URL" &
 pids+=($!)
 sleep 1
 echo
@@ -43,7 +43,7 @@ echo "  tokens (this run only):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
-echo "  overlay of table 1: add ?table=$tournament.r1.t1.g1&token=$broadcast"
+echo "  overlay of table 1: add ?table=$tournament.sim.r1.t1.g1&token=$broadcast"
 echo
 "$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
   --speed "$speed" --seed "$seed" --games 1000 >/dev/null &
