@@ -99,7 +99,10 @@ pub fn table(rules: RuleSetId) -> Table {
 pub fn table_with(rules: RuleSet, spec: &str) -> Table {
     let setup = Setup::new(rules, default_players(), Deal::Cards(roles(spec))).unwrap();
     let id = "scenarios.main.r1.t1.g1".parse().unwrap();
-    let header = mafia_record::Header::for_setup(&setup, &id);
+    let mut header = mafia_record::Header::for_setup(&setup, &id);
+    // The committed scenario records keep the header they were written with.
+    header.tournament_id = None;
+    header.stage = String::new();
     let record = mafia_record::Record::new(header).unwrap();
     let (g, events) = Game::new(setup, 0);
     Table {
