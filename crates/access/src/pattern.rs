@@ -90,9 +90,6 @@ fn numbered(prefix: char) -> impl Fn(&str) -> Result<u32, String> {
         let digits = text
             .strip_prefix(prefix)
             .ok_or(format!("{text:?} must be {prefix}<N> or *"))?;
-        if digits == "*" {
-            return Err("write * for the whole part".into());
-        }
         match digits.parse::<u32>() {
             Ok(n) if n > 0 && !digits.starts_with(['0', '+']) => Ok(n),
             _ => Err(format!("{text:?} must be {prefix}<number ≥ 1>")),
@@ -114,21 +111,21 @@ impl FromStr for GamePattern {
             });
         };
         // `r*` reads as "any round" too: it is what people type.
-        let norm = |text: &str, prefix: &str| -> String {
-            if text == format!("{prefix}*") {
-                "*".to_owned()
-            } else {
-                text.to_owned()
-            }
+        let numbered_part = |text: &str, prefix: char| {
+            let text = match text.strip_prefix(prefix) {
+                Some("*") => "*",
+                _ => text,
+            };
+            part(text, s, numbered(prefix))
         };
         Ok(GamePattern {
             tournament: part(t, s, |x| {
                 x.parse::<TournamentId>().map_err(|e| e.to_string())
             })?,
             stage: part(st, s, |x| x.parse::<StageId>().map_err(|e| e.to_string()))?,
-            round: part(&norm(r, "r"), s, numbered('r'))?,
-            table: part(&norm(tb, "t"), s, numbered('t'))?,
-            game: part(&norm(g, "g"), s, numbered('g'))?,
+            round: numbered_part(r, 'r')?,
+            table: numbered_part(tb, 't')?,
+            game: numbered_part(g, 'g')?,
         })
     }
 }
