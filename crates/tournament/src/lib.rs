@@ -20,6 +20,7 @@ pub mod model;
 pub mod points;
 pub mod scheme;
 pub mod standings;
+pub mod stored;
 pub mod tournament;
 
 pub use appeal::{Appeal, AppealDecision, Correction};
