@@ -23,19 +23,27 @@ seed=$(date +%s)
 # `mafia sim` names its tournament after the seed.
 tournament="sim-$seed"
 grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
+http=${MAFIA_GATEWAY_LISTEN:-127.0.0.1:8080}
+export MAFIA_GATEWAY_LISTEN=$http
 pids=()
 stop() {
   echo "stopping…" >&2
   for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
   wait || true
+  # A clean stop is a success: make must not report "Error 130".
+  exit 0
 }
 trap stop INT TERM
 
 # One token file for every service (docs/config.md).
 export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]}]}"
-"$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" >/dev/null &
+# The services log to files, so the terminal keeps the URLs and tokens.
+logs=${MAFIA_LOG_DIR:-data/logs}
+mkdir -p "$logs"
+"$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" \
+  >"$logs/referee.log" 2>&1 &
 pids+=($!)
-"$bin/mafia-gateway" --redis-url "$REDIS_URL" &
+"$bin/mafia-gateway" --redis-url "$REDIS_URL" >"$logs/gateway.log" 2>&1 &
 pids+=($!)
 sleep 1
 echo
@@ -43,7 +51,11 @@ echo "  tokens (this run only):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
-echo "  overlay of table 1: add ?table=$tournament.sim.r1.t1.g1&token=$broadcast"
+echo "  logs:             $logs/referee.log, $logs/gateway.log"
+echo "  hall screen:      http://$http/hall"
+echo "  spectator:        http://$http/spectator"
+echo "  OBS overlay:      http://$http/overlay?table=$tournament.sim.r1.t1.g1&token=$broadcast"
+echo "  chief judge:      http://$http/judge?token=$chief"
 echo
 "$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
   --speed "$speed" --seed "$seed" --games 1000 >/dev/null &
