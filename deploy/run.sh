@@ -28,6 +28,7 @@ export MAFIA_GATEWAY_LISTEN=$http
 pids=()
 stop() {
   echo "stopping…" >&2
+  set +m
   for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
   wait || true
   # A clean stop is a success: make must not report "Error 130".
