@@ -40,6 +40,19 @@ pub struct RefereeService {
     pub shared: Arc<Shared>,
 }
 
+/// The next message; `None` when the client closed its side. Shutdown ends
+/// the stream with UNAVAILABLE so the judge reconnects elsewhere.
+async fn next_command(
+    inbound: &mut Streaming<v1::JudgeCommand>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Result<Option<Option<Kind>>, Status> {
+    tokio::select! {
+        biased;
+        _ = crate::stopped(shutdown) => Err(shutting_down()),
+        m = inbound.message() => Ok(m?.map(|c| c.kind)),
+    }
+}
+
 type ReplyStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 fn shutting_down() -> Status {
@@ -53,95 +66,62 @@ impl Shared {
 
     async fn run_judge(
         self: Arc<Self>,
-        mut inbound: Streaming<v1::JudgeCommand>,
+        inbound: Streaming<v1::JudgeCommand>,
         tx: mpsc::Sender<Result<v1::RefereeReply, Status>>,
         caller: Caller,
     ) {
         self.metrics.judges(1);
         let _gauge = Gauge(self.metrics.clone());
+        // Every way the stream ends with an error goes through here once, so
+        // the judge always learns why (a decode error is OUT_OF_RANGE, not OK).
+        if let Err(status) = self.judge_stream(inbound, &tx, caller).await {
+            let _ = tx.send(Err(status)).await;
+        }
+    }
+
+    /// Serves one Judge stream: Attach, then Submits. `Ok` when the client
+    /// or the reply channel went away.
+    async fn judge_stream(
+        &self,
+        mut inbound: Streaming<v1::JudgeCommand>,
+        tx: &mpsc::Sender<Result<v1::RefereeReply, Status>>,
+        caller: Caller,
+    ) -> Result<(), Status> {
         let mut shutdown = self.shutdown.clone();
-        let first = tokio::select! {
-            _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
-            m = inbound.message() => m,
-        };
-        let attach = match first {
-            Ok(Some(v1::JudgeCommand {
-                kind: Some(Kind::Attach(a)),
-            })) => a,
-            Ok(Some(_)) => {
-                let _ = tx
-                    .send(Err(Status::failed_precondition(
-                        "the first message of a Judge stream must be Attach",
-                    )))
-                    .await;
-                return;
+        let attach = match next_command(&mut inbound, &mut shutdown).await? {
+            Some(Some(Kind::Attach(a))) => a,
+            Some(_) => {
+                return Err(Status::failed_precondition(
+                    "the first message of a Judge stream must be Attach",
+                ))
             }
-            Ok(None) => return,
-            Err(status) => {
-                let _ = tx.send(Err(status)).await;
-                return;
-            }
+            None => return Ok(()),
         };
         let omit_state = attach.omit_state;
-        let game_id = match parse_game_id(&attach.game_id)
-            .map_err(Status::from)
-            .and_then(|id| {
-                caller.may_judge(&id).map_err(auth::status)?;
-                Ok(id)
-            }) {
-            Ok(id) => id,
-            Err(s) => {
-                let _ = tx.send(Err(s)).await;
-                return;
-            }
-        };
-        match self
+        let game_id = parse_game_id(&attach.game_id)?;
+        caller.may_judge(&game_id).map_err(auth::status)?;
+        let replies = self
             .games
             .attach(&game_id, attach.last_acked_seq, omit_state)
-            .await
-        {
-            Ok(replies) => {
-                for r in replies {
-                    if tx.send(Ok(r)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Err(e.into())).await;
-                return;
+            .await?;
+        for r in replies {
+            if tx.send(Ok(r)).await.is_err() {
+                return Ok(());
             }
         }
         loop {
-            let msg = tokio::select! {
-                biased;
-                _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
-                m = inbound.message() => m,
-            };
-            let submit = match msg {
-                Ok(Some(v1::JudgeCommand {
-                    kind: Some(Kind::Submit(s)),
-                })) => s,
-                Ok(Some(_)) => {
-                    let _ = tx
-                        .send(Err(Status::failed_precondition(
-                            "only Submit may follow Attach on a Judge stream",
-                        )))
-                        .await;
-                    return;
+            let submit = match next_command(&mut inbound, &mut shutdown).await? {
+                Some(Some(Kind::Submit(s))) => s,
+                Some(_) => {
+                    return Err(Status::failed_precondition(
+                        "only Submit may follow Attach on a Judge stream",
+                    ))
                 }
-                Ok(None) => return,
-                // A message over the size limit fails to decode: the judge
-                // must learn why the stream ended (OUT_OF_RANGE), not see OK.
-                Err(status) => {
-                    let _ = tx.send(Err(status)).await;
-                    return;
-                }
+                None => return Ok(()),
             };
-            let reply = self.handle_submit(&game_id, submit, omit_state).await;
-            let end = reply.is_err();
-            if tx.send(reply).await.is_err() || end {
-                return;
+            let reply = self.handle_submit(&game_id, submit, omit_state).await?;
+            if tx.send(Ok(reply)).await.is_err() {
+                return Ok(());
             }
         }
     }
