@@ -51,6 +51,27 @@ impl TokenEntry {
 }
 
 impl TokenFile {
+    /// A demo's tokens, fresh from `rng`: a chief judge, a broadcast token
+    /// and a table judge for `judged` games. Printed once, never stored.
+    pub fn demo(rng: &mut impl rand::RngCore, judged: GamePattern) -> TokenFile {
+        let mut token = || crate::random_token(rng);
+        TokenFile {
+            tokens: vec![
+                TokenEntry::new(Role::ChiefJudge, token(), vec![]),
+                TokenEntry::new(Role::Broadcast, token(), vec![]),
+                TokenEntry::new(Role::TableJudge, token(), vec![judged]),
+            ],
+        }
+    }
+
+    /// The first token given to `role`.
+    pub fn token_of(&self, role: Role) -> Option<&str> {
+        self.tokens
+            .iter()
+            .find(|t| t.role == role)
+            .map(|t| t.token.as_str())
+    }
+
     pub fn from_json(json: &str) -> Result<TokenFile, AuthError> {
         serde_json::from_str(json).map_err(|e| AuthError::Config(e.to_string()))
     }

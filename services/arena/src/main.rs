@@ -5,7 +5,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use mafia_access::{random_token, GamePattern, Role, TokenEntry, TokenFile, Tokens};
+use mafia_access::{GamePattern, Role, TokenFile, Tokens};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{Hub, HubConfig, ServerConfig};
 use mafia_judge_client::{ClientConfig, Referee, SimConfig};
@@ -51,12 +51,6 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
 
     let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
-    // Fresh tokens for this run: printed once, never stored.
-    let (chief, broadcast, judge) = (
-        random_token(&mut rng),
-        random_token(&mut rng),
-        random_token(&mut rng),
-    );
     // A new tournament name each run: game ids never collide with the
     // finished games an earlier run left in the same file.
     let started = std::time::SystemTime::now()
@@ -67,13 +61,14 @@ async fn main() -> anyhow::Result<()> {
     // One token file for the referee and the gateway, as separate
     // processes would read from MAFIA_TOKENS_FILE.
     let table_1: GamePattern = format!("{tournament}.*.*.t1.*").parse()?;
-    let tokens = Tokens::new(&TokenFile {
-        tokens: vec![
-            TokenEntry::new(Role::ChiefJudge, chief.clone(), vec![]),
-            TokenEntry::new(Role::Broadcast, broadcast.clone(), vec![]),
-            TokenEntry::new(Role::TableJudge, judge.clone(), vec![table_1]),
-        ],
-    })?;
+    let file = TokenFile::demo(&mut rng, table_1);
+    let tokens = Tokens::new(&file)?;
+    let token = |role| file.token_of(role).unwrap_or_default().to_owned();
+    let (chief, broadcast, judge) = (
+        token(Role::ChiefJudge),
+        token(Role::Broadcast),
+        token(Role::TableJudge),
+    );
 
     if let Some(dir) = args.data.parent() {
         std::fs::create_dir_all(dir)?;

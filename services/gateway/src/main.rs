@@ -60,17 +60,10 @@ async fn main() -> anyhow::Result<()> {
     let mut demo_tokens = None;
     let mut tokens = Tokens::load(args.tokens_file.as_deref(), args.tokens.as_deref())?;
     if tokens.is_empty() && args.demo > 0 {
-        use mafia_access::{random_token, Role, TokenEntry, TokenFile};
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
         let first = mafia_access::GamePattern::exactly(&mafia_gateway::demo::game_id("demo", 1, 1));
-        let file = TokenFile {
-            tokens: vec![
-                TokenEntry::new(Role::Broadcast, random_token(&mut rng), vec![]),
-                TokenEntry::new(Role::ChiefJudge, random_token(&mut rng), vec![]),
-                TokenEntry::new(Role::TableJudge, random_token(&mut rng), vec![first]),
-            ],
-        };
+        let file = mafia_access::TokenFile::demo(&mut rng, first);
         tokens = Tokens::new(&file)?;
         demo_tokens = Some(file);
     } else if tokens.is_empty() {
@@ -133,10 +126,17 @@ async fn main() -> anyhow::Result<()> {
             };
             println!("  {:<12} {} ({scope})", t.role.name(), t.token);
         }
-        let broadcast = &file.tokens[0].token;
+        use mafia_access::Role;
+        let token = |role| file.token_of(role).unwrap_or_default();
         let first = mafia_gateway::demo::game_id("demo", 1, 1);
-        println!("  e.g. http://{addr}/overlay?table={first}&token={broadcast}");
-        println!("       http://{addr}/judge?token={}", file.tokens[1].token);
+        println!(
+            "  e.g. http://{addr}/overlay?table={first}&token={}",
+            token(Role::Broadcast)
+        );
+        println!(
+            "       http://{addr}/judge?token={}",
+            token(Role::ChiefJudge)
+        );
     }
     let state = app_state(hub.clone(), tokens, ServerConfig::default());
     mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;
