@@ -252,17 +252,17 @@ impl Games {
 
     /// Creates the game in the log (idempotently) and loads it here.
     /// Returns whether it was newly created, and its state for the judge.
+    /// `game_id` is the header's own, derived once at the edge.
     pub async fn open(
         &self,
         header: Header,
+        game_id: &GameId,
         at: i64,
     ) -> Result<(bool, v1::GameState), RefereeError> {
         header
             .setup()
             .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
-        let game_id = header
-            .game_id()
-            .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
+        let game_id = game_id.clone();
         let key = game_id.to_string();
         let bytes = serde_json::to_vec(&header).expect("headers serialize");
         let created = match self.log.create_game(&key, &bytes).await {

@@ -319,7 +319,7 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let (created, state) = self.shared.games.open(header, req.at).await?;
+        let (created, state) = self.shared.games.open(header, &game_id, req.at).await?;
         tracing::info!(game = %game_id, created, "game opened");
         Ok(Response::new(v1::OpenGameResponse {
             game_id: game_id.to_string(),
