@@ -1,0 +1,14 @@
+//! `mafia-scoring`: the scoring service. Tournaments are commanded over gRPC
+//! (`proto/mafia/v1/tournament.proto`), stored in the shared `EventLog` in the
+//! one stored form (`mafia_tournament::stored`), and ranked by the pure
+//! `mafia-tournament` crate.
+
+pub mod actor;
+pub mod csv;
+pub mod server;
+pub mod service;
+pub mod store;
+
+pub use mafia_access::Tokens;
+pub use server::{start, Running};
+pub use store::{Store, StoreError};

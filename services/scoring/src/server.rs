@@ -1,0 +1,63 @@
+//! Starting and stopping the service on a listener (port 0 in tests).
+
+use crate::service::ScoringService;
+use crate::store::Store;
+use mafia_access::Tokens;
+use mafia_event_log::EventLog;
+use mafia_proto::v1::scoring_server::ScoringServer;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub struct Running {
+    pub addr: SocketAddr,
+    pub store: Arc<Store>,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+pub async fn start(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+) -> std::io::Result<Running> {
+    let addr = listener.local_addr()?;
+    let store = Arc::new(Store::new(log));
+    let svc = ScoringService {
+        store: store.clone(),
+        tokens,
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(ScoringServer::new(svc))
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async {
+                    let _ = stopped.await;
+                },
+            ),
+    );
+    tracing::info!(%addr, "scoring service listening");
+    Ok(Running {
+        addr,
+        store,
+        stop: Some(stop),
+        task,
+    })
+}
+
+impl Running {
+    /// Stops accepting calls and waits for the ones in flight.
+    pub async fn shutdown(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match (&mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "scoring server ended with an error"),
+            Err(e) => tracing::warn!(error = %e, "scoring server task failed"),
+        }
+    }
+}
