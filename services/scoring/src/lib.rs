@@ -8,6 +8,7 @@
 
 pub mod actor;
 pub mod csv;
+pub mod follower;
 pub mod server;
 pub mod service;
 pub mod store;

@@ -14,7 +14,9 @@ pub struct Running {
     pub addr: SocketAddr,
     pub store: Arc<Store>,
     stop: Option<oneshot::Sender<()>>,
+    stop_follower: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), tonic::transport::Error>>,
+    follower: JoinHandle<()>,
 }
 
 pub async fn start(
@@ -39,18 +41,28 @@ pub async fn start(
                 },
             ),
     );
+    let (stop_follower, follower_stopped) = oneshot::channel::<()>();
+    let follower = tokio::spawn(crate::follower::run(store.clone(), async {
+        let _ = follower_stopped.await;
+    }));
     tracing::info!(%addr, "scoring service listening");
     Ok(Running {
         addr,
         store,
         stop: Some(stop),
+        stop_follower: Some(stop_follower),
         task,
+        follower,
     })
 }
 
 impl Running {
     /// Stops accepting calls and waits for the ones in flight.
     pub async fn shutdown(mut self) {
+        if let Some(s) = self.stop_follower.take() {
+            let _ = s.send(());
+        }
+        let _ = (&mut self.follower).await;
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }

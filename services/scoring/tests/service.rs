@@ -420,3 +420,115 @@ async fn redis_a_result_counts_once_and_a_restart_gives_the_same_standings() {
     let (_prefix, log) = redis(&server, "scoring-restart").await;
     a_result_counts_once_and_a_restart_gives_the_same_standings(log).await;
 }
+
+/// A game of table 1 played to its end through a real referee on the same
+/// log; the header seats the tournament's players.
+async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
+    use rand::SeedableRng;
+    let opts = mafia_referee::RefereeOptions {
+        tokens: mafia_referee::Tokens::from_json(
+            r#"{"tokens":[{"role":"chief_judge","token":"chief-token","games":["*"]}]}"#,
+        )
+        .unwrap(),
+        lease_ttl: std::time::Duration::from_secs(2),
+        ..mafia_referee::RefereeOptions::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let referee = mafia_referee::server::start(listener, log, opts)
+        .await
+        .unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let sim = mafia_rules::sim::simulate(RuleSetId::Rfm, &mut rng, 1_780_000_000_000);
+    let mut header = mafia_record::Header::simulated(RuleSetId::Rfm, &game(1), 0);
+    header.deal = sim.setup.deal.clone();
+    for (i, s) in header.seats.iter_mut().enumerate() {
+        s.player_id = pid(i + 1).to_string();
+        s.nickname = format!("Player {}", i + 1);
+    }
+    let record = mafia_judge_client::Record {
+        header,
+        commands: sim
+            .commands
+            .into_iter()
+            .enumerate()
+            .map(|(i, (at, c))| (i + 2, at, c))
+            .collect(),
+    };
+    let cfg = mafia_judge_client::ClientConfig::new(
+        vec![format!("http://{}", referee.addr)],
+        "chief-token",
+    );
+    let report = mafia_judge_client::play(
+        mafia_judge_client::Referee::new(cfg).unwrap(),
+        &record,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(report.over);
+    referee.shutdown().await;
+}
+
+async fn wait_for_scored(c: &mut ScoringClient<Channel>, games: u32) -> TournamentSummaryLite {
+    // The follower works off the feed; poll the summary (no timed assertion:
+    // the test waits as long as the harness lets it).
+    loop {
+        let s = c
+            .get_tournament(with_token(
+                "",
+                TournamentRef {
+                    tournament: "cup".into(),
+                },
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        if s.scored_games >= games {
+            return TournamentSummaryLite { version: s.version };
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+struct TournamentSummaryLite {
+    version: u64,
+}
+
+async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>) {
+    let (running, mut c) = serve(log.clone()).await;
+    set_up(&mut c).await;
+    play_table_1(log.clone(), 7).await;
+    let scored = wait_for_scored(&mut c, 1).await;
+    let (_, json) = standings(&mut c).await;
+    let s: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let p01 = s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "p01")
+        .unwrap()
+        .clone();
+    assert_eq!(p01["games"], 1, "{p01}");
+    let before = standings(&mut c).await;
+    running.shutdown().await;
+
+    // A new instance follows the log from the beginning and sees the game
+    // again: it counts once, and the standings are the same bytes.
+    let (running, mut c) = serve(log).await;
+    assert_eq!(wait_for_scored(&mut c, 1).await.version, scored.version);
+    assert_eq!(standings(&mut c).await, before);
+    running.shutdown().await;
+}
+
+#[tokio::test]
+async fn embedded_a_game_played_through_the_referee_is_scored_once() {
+    let (_dir, log) = embedded().await;
+    a_game_played_through_the_referee_is_scored_once(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_game_played_through_the_referee_is_scored_once() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-played").await;
+    a_game_played_through_the_referee_is_scored_once(log).await;
+}
