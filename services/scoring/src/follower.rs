@@ -23,8 +23,22 @@ pub enum ScoreError {
     Log(#[from] mafia_event_log::LogError),
 }
 
+/// How far the follower got, for health checks and for tests to wait on
+/// instead of sleeping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Every game ended before the follower started has been handled.
+    pub caught_up: bool,
+    /// Game ends handled (scored, already scored, or not a tournament's).
+    pub ends_seen: u64,
+}
+
 /// Follows the log until `stop` resolves.
-pub async fn run(store: Arc<Store>, stop: impl std::future::Future<Output = ()>) {
+pub async fn run(
+    store: Arc<Store>,
+    progress: tokio::sync::watch::Sender<Progress>,
+    stop: impl std::future::Future<Output = ()>,
+) {
     let mut feed = follow_games(store.log().clone(), FollowConfig::default());
     tokio::pin!(stop);
     loop {
@@ -41,6 +55,7 @@ pub async fn run(store: Arc<Store>, stop: impl std::future::Future<Output = ()>)
             Some(Ok(Followed::Event(e))) => e,
             Some(Ok(Followed::CaughtUp)) => {
                 tracing::info!("game follower caught up");
+                progress.send_modify(|p| p.caught_up = true);
                 continue;
             }
             Some(Ok(Followed::Trimmed { .. })) => continue,
@@ -60,6 +75,7 @@ pub async fn run(store: Arc<Store>, stop: impl std::future::Future<Output = ()>)
             Ok(false) => {}
             Err(e) => tracing::warn!(%game, error = %e, "game not scored"),
         }
+        progress.send_modify(|p| p.ends_seen += 1);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Starting and stopping the service on a listener (port 0 in tests).
 
+use crate::follower::Progress;
 use crate::service::ScoringService;
 use crate::store::Store;
 use mafia_access::Tokens;
@@ -17,6 +18,7 @@ pub struct Running {
     stop_follower: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), tonic::transport::Error>>,
     follower: JoinHandle<()>,
+    progress: tokio::sync::watch::Receiver<Progress>,
 }
 
 pub async fn start(
@@ -42,7 +44,8 @@ pub async fn start(
             ),
     );
     let (stop_follower, follower_stopped) = oneshot::channel::<()>();
-    let follower = tokio::spawn(crate::follower::run(store.clone(), async {
+    let (progress_tx, progress) = tokio::sync::watch::channel(Progress::default());
+    let follower = tokio::spawn(crate::follower::run(store.clone(), progress_tx, async {
         let _ = follower_stopped.await;
     }));
     tracing::info!(%addr, "scoring service listening");
@@ -53,10 +56,21 @@ pub async fn start(
         stop_follower: Some(stop_follower),
         task,
         follower,
+        progress,
     })
 }
 
 impl Running {
+    /// Waits until the game follower's progress satisfies `done`.
+    pub async fn follower_reached(&self, done: impl FnMut(&Progress) -> bool) -> Progress {
+        *self
+            .progress
+            .clone()
+            .wait_for(done)
+            .await
+            .expect("the follower runs until shutdown")
+    }
+
     /// Stops accepting calls and waits for the ones in flight.
     pub async fn shutdown(mut self) {
         if let Some(s) = self.stop_follower.take() {

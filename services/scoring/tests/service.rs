@@ -90,6 +90,18 @@ async fn standings(c: &mut ScoringClient<Channel>) -> (u64, String) {
     (r.version, r.standings_json)
 }
 
+async fn summary(c: &mut ScoringClient<Channel>) -> mafia_proto::v1::TournamentSummary {
+    c.get_tournament(with_token(
+        "",
+        TournamentRef {
+            tournament: "cup".into(),
+        },
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+}
+
 const ROLES: [Role; 10] = [
     Role::Civilian,
     Role::Civilian,
@@ -469,36 +481,13 @@ async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
     referee.shutdown().await;
 }
 
-async fn wait_for_scored(c: &mut ScoringClient<Channel>, games: u32) -> TournamentSummaryLite {
-    // The follower works off the feed; poll the summary (no timed assertion:
-    // the test waits as long as the harness lets it).
-    loop {
-        let s = c
-            .get_tournament(with_token(
-                "",
-                TournamentRef {
-                    tournament: "cup".into(),
-                },
-            ))
-            .await
-            .unwrap()
-            .into_inner();
-        if s.scored_games >= games {
-            return TournamentSummaryLite { version: s.version };
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-}
-
-struct TournamentSummaryLite {
-    version: u64,
-}
-
 async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>) {
     let (running, mut c) = serve(log.clone()).await;
     set_up(&mut c).await;
     play_table_1(log.clone(), 7).await;
-    let scored = wait_for_scored(&mut c, 1).await;
+    running.follower_reached(|p| p.ends_seen >= 1).await;
+    let scored = summary(&mut c).await;
+    assert_eq!(scored.scored_games, 1);
     let (_, json) = standings(&mut c).await;
     let s: serde_json::Value = serde_json::from_str(&json).unwrap();
     let p01 = s["rows"]
@@ -515,7 +504,13 @@ async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>
     // A new instance follows the log from the beginning and sees the game
     // again: it counts once, and the standings are the same bytes.
     let (running, mut c) = serve(log).await;
-    assert_eq!(wait_for_scored(&mut c, 1).await.version, scored.version);
+    let p = running.follower_reached(|p| p.caught_up).await;
+    assert_eq!(p.ends_seen, 1, "the new instance saw the game's end again");
+    assert_eq!(
+        summary(&mut c).await.version,
+        scored.version,
+        "seen twice, stored once"
+    );
     assert_eq!(standings(&mut c).await, before);
     running.shutdown().await;
 }
