@@ -70,11 +70,18 @@ pub async fn run(
         if !matches!(logged.envelope.event, Event::GameEnded { .. }) {
             continue;
         }
-        match score(&store, &game, logged.envelope.at).await {
-            Ok(true) => tracing::info!(%game, "game scored"),
-            Ok(false) => {}
-            Err(e) => tracing::warn!(%game, error = %e, "game not scored"),
-        }
+        let scored = match score(&store, &game, logged.envelope.at).await {
+            Ok(true) => {
+                tracing::info!(%game, "game scored");
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                tracing::warn!(%game, error = %e, "game not scored");
+                false
+            }
+        };
+        store.metrics.game_end(scored);
         progress.send_modify(|p| p.ends_seen += 1);
     }
 }

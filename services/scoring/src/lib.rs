@@ -9,6 +9,7 @@
 pub mod actor;
 pub mod csv;
 pub mod follower;
+pub mod metrics;
 pub mod server;
 pub mod service;
 pub mod store;

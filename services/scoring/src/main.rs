@@ -14,6 +14,9 @@ struct Args {
     /// gRPC listen address.
     #[arg(long, env = "MAFIA_SCORING_LISTEN", default_value = "127.0.0.1:50053")]
     listen: String,
+    /// Prometheus `/metrics` listen address; empty to disable.
+    #[arg(long, env = "MAFIA_SCORING_METRICS", default_value = "127.0.0.1:9466")]
+    metrics_listen: String,
     /// Directory of the embedded store (file `events.redb`); used unless
     /// REDIS_URL is set.
     #[arg(
@@ -70,7 +73,14 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
-    let running = start(listener, log, tokens).await?;
+    let mut running = start(listener, log, tokens).await?;
+    if !args.metrics_listen.is_empty() {
+        let m = tokio::net::TcpListener::bind(&args.metrics_listen)
+            .await
+            .with_context(|| format!("binding {}", args.metrics_listen))?;
+        tracing::info!(addr = %m.local_addr()?, "metrics on /metrics");
+        running.serve_metrics(m);
+    }
     // Printed for scripts that start the service on port 0.
     println!("listening on {}", running.addr);
 

@@ -19,6 +19,8 @@ pub struct Running {
     task: JoinHandle<Result<(), tonic::transport::Error>>,
     follower: JoinHandle<()>,
     progress: tokio::sync::watch::Receiver<Progress>,
+    metrics_stop: tokio::sync::watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
 }
 
 pub async fn start(
@@ -57,10 +59,40 @@ pub async fn start(
         task,
         follower,
         progress,
+        metrics_stop: tokio::sync::watch::channel(false).0,
+        background: Vec::new(),
     })
 }
 
 impl Running {
+    /// Serves Prometheus `/metrics` on `listener` until shutdown.
+    pub fn serve_metrics(&mut self, listener: tokio::net::TcpListener) {
+        let store = self.store.clone();
+        let mut stop = self.metrics_stop.subscribe();
+        let app = axum::Router::new().route(
+            "/metrics",
+            axum::routing::get(move || {
+                let store = store.clone();
+                async move {
+                    (
+                        [("content-type", "text/plain; version=0.0.4")],
+                        store.metrics.render(),
+                    )
+                }
+            }),
+        );
+        self.background.push(tokio::spawn(async move {
+            let r = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(error = %e, "metrics server failed");
+            }
+        }));
+    }
+
     /// Waits until the game follower's progress satisfies `done`.
     pub async fn follower_reached(&self, done: impl FnMut(&Progress) -> bool) -> Progress {
         *self
@@ -77,6 +109,10 @@ impl Running {
             let _ = s.send(());
         }
         let _ = (&mut self.follower).await;
+        let _ = self.metrics_stop.send(true);
+        for t in self.background.drain(..) {
+            let _ = t.await;
+        }
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }

@@ -83,21 +83,30 @@ impl ScoringService {
     }
 }
 
+fn counted<T>(store: &Store, r: Result<T, Status>) -> Result<T, Status> {
+    if let Err(e) = &r {
+        store.metrics.refused(e.code());
+    }
+    r
+}
+
 #[tonic::async_trait]
 impl Scoring for ScoringService {
     async fn create_tournament(
         &self,
         req: Request<CreateTournamentRequest>,
     ) -> Result<Response<CommandReply>, Status> {
-        let caller = authenticate(&self.tokens, req.metadata())?;
+        let caller = counted(&self.store, authenticate(&self.tokens, req.metadata()))?;
         let spec: TournamentSpec = serde_json::from_str(&req.get_ref().spec_json)
             .map_err(|e| Status::invalid_argument(format!("spec_json: {e}")))?;
         let actor = creator(&caller, &spec.id)?;
-        let t = self
-            .store
-            .create(spec, &actor, now_ms())
-            .await
-            .map_err(status)?;
+        let t = counted(
+            &self.store,
+            self.store
+                .create(spec, &actor, now_ms())
+                .await
+                .map_err(status),
+        )?;
         Ok(Response::new(CommandReply {
             version: t.version,
             events_json: Vec::new(),
@@ -112,7 +121,7 @@ impl Scoring for ScoringService {
         let id = tournament_id(&req.get_ref().tournament)?;
         let cmd: TournamentCommand = serde_json::from_str(&req.get_ref().command_json)
             .map_err(|e| Status::invalid_argument(format!("command_json: {e}")))?;
-        self.run(&caller, &id, cmd).await.map(Response::new)
+        counted(&self.store, self.run(&caller, &id, cmd).await).map(Response::new)
     }
 
     async fn register_players_csv(
@@ -127,7 +136,7 @@ impl Scoring for ScoringService {
         let probe = TournamentCommand::PublishStandings;
         let actor = actor_for(&caller, &h.lock().await.tournament, &probe)?;
         let now = now_ms();
-        let (events, version) = self
+        let stored = self
             .store
             .command(&id, |t| {
                 // Each line is checked against the lines before it, so a
@@ -152,7 +161,8 @@ impl Scoring for ScoringService {
                 Ok(out)
             })
             .await
-            .map_err(status)?;
+            .map_err(status);
+        let (events, version) = counted(&self.store, stored)?;
         Ok(Response::new(reply(&events, version)))
     }
 

@@ -42,6 +42,7 @@ pub struct Held {
 
 pub struct Store {
     log: Arc<dyn EventLog>,
+    pub metrics: crate::metrics::Metrics,
     held: Mutex<HashMap<TournamentId, Arc<Mutex<Held>>>>,
 }
 
@@ -49,6 +50,7 @@ impl Store {
     pub fn new(log: Arc<dyn EventLog>) -> Store {
         Store {
             log,
+            metrics: Default::default(),
             held: Mutex::new(HashMap::new()),
         }
     }
@@ -139,6 +141,7 @@ impl Store {
                         h.tournament.apply(e);
                     }
                     h.last_seq = appended.last_seq;
+                    self.metrics.stored(events.len());
                     return Ok((events, h.tournament.version));
                 }
                 Err(LogError::Conflict { .. }) => {

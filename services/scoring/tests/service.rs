@@ -482,7 +482,10 @@ async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
 }
 
 async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>) {
-    let (running, mut c) = serve(log.clone()).await;
+    let (mut running, mut c) = serve(log.clone()).await;
+    let m = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_addr = m.local_addr().unwrap();
+    running.serve_metrics(m);
     set_up(&mut c).await;
     play_table_1(log.clone(), 7).await;
     running.follower_reached(|p| p.ends_seen >= 1).await;
@@ -498,6 +501,11 @@ async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>
         .unwrap()
         .clone();
     assert_eq!(p01["games"], 1, "{p01}");
+    let text = get_metrics(metrics_addr).await;
+    assert!(
+        text.contains("mafia_scoring_games_scored_total 1\n"),
+        "{text}"
+    );
     let before = standings(&mut c).await;
     running.shutdown().await;
 
@@ -526,4 +534,15 @@ async fn redis_a_game_played_through_the_referee_is_scored_once() {
     let server = RedisServer::from_env_or_spawn().unwrap();
     let (_prefix, log) = redis(&server, "scoring-played").await;
     a_game_played_through_the_referee_is_scored_once(log).await;
+}
+
+async fn get_metrics(addr: std::net::SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out
 }
