@@ -10,10 +10,12 @@ pub mod actor;
 pub mod csv;
 pub mod follower;
 pub mod metrics;
+pub mod open_round;
 pub mod server;
 pub mod service;
 pub mod store;
 
 pub use mafia_access::Tokens;
-pub use server::{start, Running};
+pub use open_round::RefereeLink;
+pub use server::{start, start_with, Running};
 pub use store::{Store, StoreError};

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use clap::Parser;
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
-use mafia_scoring::{start, Tokens};
+use mafia_scoring::{start_with, RefereeLink, Tokens};
 use std::sync::Arc;
 
 /// The scoring service: tournaments stored in the event log, standings from
@@ -31,6 +31,12 @@ struct Args {
     /// Prefix of every Redis key (the same for every service).
     #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
     redis_prefix: String,
+    /// The referee that OpenRound opens games on, e.g. http://127.0.0.1:50051.
+    #[arg(long, env = "MAFIA_REFEREE_URL")]
+    referee_url: Option<String>,
+    /// The organiser token OpenRound presents to the referee.
+    #[arg(long, env = "MAFIA_SCORING_REFEREE_TOKEN", hide_env_values = true)]
+    referee_token: Option<String>,
     /// Token file (docs/config.md; crates/access).
     #[arg(long, env = mafia_access::ENV_TOKENS_FILE)]
     tokens_file: Option<std::path::PathBuf>,
@@ -73,7 +79,12 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
-    let mut running = start(listener, log, tokens).await?;
+    let referee = match (args.referee_url, args.referee_token) {
+        (Some(url), Some(token)) => Some(RefereeLink { url, token }),
+        (None, None) => None,
+        _ => bail!("--referee-url and --referee-token go together"),
+    };
+    let mut running = start_with(listener, log, tokens, referee).await?;
     if !args.metrics_listen.is_empty() {
         let m = tokio::net::TcpListener::bind(&args.metrics_listen)
             .await

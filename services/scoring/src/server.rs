@@ -23,16 +23,27 @@ pub struct Running {
     background: Vec<JoinHandle<()>>,
 }
 
+/// The service without a referee link (OpenRound refused).
 pub async fn start(
     listener: tokio::net::TcpListener,
     log: Arc<dyn EventLog>,
     tokens: Tokens,
+) -> std::io::Result<Running> {
+    start_with(listener, log, tokens, None).await
+}
+
+pub async fn start_with(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+    referee: Option<crate::RefereeLink>,
 ) -> std::io::Result<Running> {
     let addr = listener.local_addr()?;
     let store = Arc::new(Store::new(log));
     let svc = ScoringService {
         store: store.clone(),
         tokens,
+        referee,
     };
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(

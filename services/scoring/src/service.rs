@@ -6,9 +6,9 @@ use crate::store::{Store, StoreError};
 use mafia_access::Tokens;
 use mafia_proto::v1::scoring_server::Scoring;
 use mafia_proto::v1::{
-    CommandReply, CommandRequest, CreateTournamentRequest, PlayerHistoryReply,
-    PlayerHistoryRequest, RegisterPlayersCsvRequest, StandingsReply, TournamentRef,
-    TournamentSummary,
+    CommandReply, CommandRequest, CreateTournamentRequest, OpenRoundReply, OpenRoundRequest,
+    PlayerHistoryReply, PlayerHistoryRequest, RegisterPlayersCsvRequest, StandingsReply,
+    TournamentRef, TournamentSummary,
 };
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
@@ -23,6 +23,7 @@ use tonic::{Request, Response, Status};
 pub struct ScoringService {
     pub store: Arc<Store>,
     pub tokens: Tokens,
+    pub referee: Option<crate::RefereeLink>,
 }
 
 pub fn now_ms() -> i64 {
@@ -88,6 +89,51 @@ fn counted<T>(store: &Store, r: Result<T, Status>) -> Result<T, Status> {
         store.metrics.refused(e.code());
     }
     r
+}
+
+impl ScoringService {
+    async fn open_round_inner(
+        &self,
+        req: Request<OpenRoundRequest>,
+    ) -> Result<OpenRoundReply, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        let stage: mafia_record::StageId = r
+            .stage
+            .parse()
+            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        // Opening games is organising (mafia-access `may_organise`).
+        caller.may_organise(&id).map_err(crate::actor::status)?;
+        let link = self.referee.as_ref().ok_or_else(|| {
+            Status::failed_precondition(
+                "no referee configured: start the service with --referee-url and --referee-token",
+            )
+        })?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let games = {
+            let held = h.lock().await;
+            crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?
+        };
+        for (game, _) in &games {
+            let cmd = TournamentCommand::AssignGame {
+                game: game.clone(),
+                judge: None,
+            };
+            let assigned = h.lock().await.tournament.games.contains_key(game);
+            if assigned {
+                continue;
+            }
+            self.run(&caller, &id, cmd).await?;
+        }
+        let version = h.lock().await.tournament.version;
+        crate::open_round::open_on_referee(link, &games, now_ms()).await?;
+        tracing::info!(tournament = %id, %stage, round = r.round, games = games.len(), "round opened");
+        Ok(OpenRoundReply {
+            game_ids: games.iter().map(|(g, _)| g.to_string()).collect(),
+            version,
+        })
+    }
 }
 
 #[tonic::async_trait]
@@ -164,6 +210,14 @@ impl Scoring for ScoringService {
             .map_err(status);
         let (events, version) = counted(&self.store, stored)?;
         Ok(Response::new(reply(&events, version)))
+    }
+
+    async fn open_round(
+        &self,
+        req: Request<OpenRoundRequest>,
+    ) -> Result<Response<OpenRoundReply>, Status> {
+        let r = self.open_round_inner(req).await;
+        counted(&self.store, r).map(Response::new)
     }
 
     async fn get_tournament(
