@@ -546,3 +546,84 @@ async fn get_metrics(addr: std::net::SocketAddr) -> String {
     s.read_to_string(&mut out).await.unwrap();
     out
 }
+
+async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn EventLog>) {
+    let opts = mafia_referee::RefereeOptions {
+        tokens: mafia_referee::Tokens::from_json(TOKENS).unwrap(),
+        lease_ttl: std::time::Duration::from_secs(2),
+        ..mafia_referee::RefereeOptions::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let referee = mafia_referee::server::start(listener, log.clone(), opts)
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let link = mafia_scoring::RefereeLink {
+        url: format!("http://{}", referee.addr),
+        token: "org-token".into(),
+    };
+    let running = mafia_scoring::start_with(
+        listener,
+        log.clone(),
+        Tokens::from_json(TOKENS).unwrap(),
+        Some(link),
+    )
+    .await
+    .unwrap();
+    let mut c = ScoringClient::connect(format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    set_up(&mut c).await;
+    let open = |token: &str| {
+        with_token(
+            token,
+            mafia_proto::v1::OpenRoundRequest {
+                tournament: "cup".into(),
+                stage: "main".into(),
+                round: 1,
+                deal_seed: 5,
+            },
+        )
+    };
+    let e = c.open_round(open("t1-token")).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let reply = c.open_round(open("org-token")).await.unwrap().into_inner();
+    assert_eq!(
+        reply.game_ids,
+        vec![game(1).to_string(), game(2).to_string()]
+    );
+    // Opening again is harmless: the same headers.
+    c.open_round(open("chief-token")).await.unwrap();
+    let header: mafia_record::Header =
+        serde_json::from_slice(&log.header(&game(2).to_string()).await.unwrap().unwrap()).unwrap();
+    assert_eq!(
+        header.tournament_id,
+        Some(TournamentId::new("cup").unwrap())
+    );
+    assert_eq!(header.judge, "j2");
+    let seated: Vec<String> = header.seats.iter().map(|s| s.player_id.clone()).collect();
+    let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
+    assert_eq!(seated, expected);
+    assert_eq!(header.seats[0].nickname, "Player 11");
+    running.shutdown().await;
+
+    // Without a referee link the round cannot open.
+    let (running, mut c) = serve(log).await;
+    let e = c.open_round(open("org-token")).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    running.shutdown().await;
+    referee.shutdown().await;
+}
+
+#[tokio::test]
+async fn embedded_a_seated_round_opens_on_the_referee_with_the_seated_header() {
+    let (_dir, log) = embedded().await;
+    a_seated_round_opens_on_the_referee_with_the_seated_header(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_seated_round_opens_on_the_referee_with_the_seated_header() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-open").await;
+    a_seated_round_opens_on_the_referee_with_the_seated_header(log).await;
+}
