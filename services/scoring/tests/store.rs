@@ -62,10 +62,7 @@ async fn a_stale_writer_catches_up_and_is_judged_against_the_newer_state() {
         ),
         "{e}"
     );
-    assert_eq!(
-        log.last_seq(&"tournament.cup".to_string()).await.unwrap(),
-        2
-    );
+    assert_eq!(log.last_seq("tournament.cup").await.unwrap(), 2);
     // A creation under a taken id is refused.
     let again = a
         .create(
