@@ -9,10 +9,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_var("PROTOC", protoc);
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
-    let file = root.join("mafia/v1/referee.proto");
-    println!("cargo:rerun-if-changed={}", file.display());
+    let files = [
+        root.join("mafia/v1/referee.proto"),
+        root.join("mafia/v1/tournament.proto"),
+    ];
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
     tonic_build::configure()
         .file_descriptor_set_path(out.join("mafia_v1_descriptor.bin"))
-        .compile_protos(&[file], &[root])?;
+        .compile_protos(&files, &[root])?;
     Ok(())
 }

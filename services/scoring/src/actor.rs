@@ -1,0 +1,90 @@
+//! Who a caller is to the tournament crate. The token model is the one of
+//! `mafia-access`, read as the referee reads it. A table judge's token names
+//! the games it covers; he acts as the judge the tournament bound to the
+//! game, and only for a game his grant covers.
+
+use mafia_access::{AuthError, Caller, Role, Tokens};
+use mafia_record::TournamentId;
+use mafia_tournament::{Actor, Tournament, TournamentCommand};
+use tonic::metadata::MetadataMap;
+use tonic::Status;
+
+pub fn status(e: AuthError) -> Status {
+    match e {
+        AuthError::BadToken | AuthError::BadScheme => Status::unauthenticated(e.to_string()),
+        AuthError::Denied { .. } => Status::permission_denied(e.to_string()),
+        AuthError::Config(_) => Status::internal(e.to_string()),
+    }
+}
+
+/// The caller, `Public` without an `authorization` header; a bad token is
+/// UNAUTHENTICATED.
+pub fn authenticate(tokens: &Tokens, meta: &MetadataMap) -> Result<Caller, Status> {
+    let Some(value) = meta.get("authorization") else {
+        return Ok(Caller::Public);
+    };
+    let value = value.to_str().map_err(|_| status(AuthError::BadScheme))?;
+    tokens.check_authorization(Some(value)).map_err(status)
+}
+
+/// The organiser, before any tournament exists.
+pub fn creator(caller: &Caller, id: &TournamentId) -> Result<Actor, Status> {
+    match caller.role() {
+        Some(Role::Organiser) => {
+            caller.may_organise(id).map_err(status)?;
+            Ok(Actor::Organiser)
+        }
+        _ => Err(Status::permission_denied(format!(
+            "{} may not create a tournament: only the organiser may",
+            caller.name()
+        ))),
+    }
+}
+
+/// The actor a caller commands `t` as.
+pub fn actor_for(
+    caller: &Caller,
+    t: &Tournament,
+    cmd: &TournamentCommand,
+) -> Result<Actor, Status> {
+    match caller.role() {
+        Some(Role::Organiser) => {
+            caller.may_organise(&t.id).map_err(status)?;
+            Ok(Actor::Organiser)
+        }
+        Some(Role::ChiefJudge) => {
+            caller.may_rule(&t.id).map_err(status)?;
+            Ok(Actor::ChiefJudge)
+        }
+        Some(Role::TableJudge) => {
+            let game = game_of(cmd).ok_or_else(|| {
+                Status::permission_denied("a table judge may command only one of his games")
+            })?;
+            caller.may_judge(game).map_err(status)?;
+            let judge = t
+                .games
+                .get(game)
+                .and_then(|g| g.judge.clone())
+                .ok_or_else(|| {
+                    Status::permission_denied(format!("game {game} has no table judge bound"))
+                })?;
+            Ok(Actor::TableJudge(judge))
+        }
+        _ => Err(Status::permission_denied(format!(
+            "{} may only read standings",
+            caller.name()
+        ))),
+    }
+}
+
+fn game_of(cmd: &TournamentCommand) -> Option<&mafia_record::GameId> {
+    use TournamentCommand as C;
+    match cmd {
+        C::AssignGame { game, .. }
+        | C::RecordResult { game, .. }
+        | C::SubmitJudgeInputs { game, .. }
+        | C::Approve { game, .. }
+        | C::FileAppeal { game, .. } => Some(game),
+        _ => None,
+    }
+}

@@ -1,0 +1,154 @@
+//! Scores finished games off the log's feed. `follow_games` yields every
+//! game's history from the beginning and then the live feed, so a restarted
+//! service catches up on its own. Delivery is at least once; the tournament
+//! crate turns the same result recorded again into no event, so a game seen
+//! twice counts once.
+
+use crate::service::now_ms;
+use crate::store::{Store, StoreError};
+use futures::StreamExt;
+use mafia_event_log::{follow_games, EventLog, FollowConfig, Followed};
+use mafia_record::{GameId, Header, LoggedEvent};
+use mafia_rules::{Envelope, Event, Game};
+use mafia_tournament::{Actor, GameFacts, TournamentCommand};
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreError {
+    #[error("game {game}: {why}")]
+    Corrupt { game: GameId, why: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Log(#[from] mafia_event_log::LogError),
+}
+
+/// How far the follower got, for health checks and for tests to wait on
+/// instead of sleeping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Every game ended before the follower started has been handled.
+    pub caught_up: bool,
+    /// Game ends handled (scored, already scored, or not a tournament's).
+    pub ends_seen: u64,
+}
+
+/// Follows the log until `stop` resolves.
+pub async fn run(
+    store: Arc<Store>,
+    progress: tokio::sync::watch::Sender<Progress>,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    let mut feed = follow_games(store.log().clone(), FollowConfig::default());
+    tokio::pin!(stop);
+    loop {
+        let item = tokio::select! {
+            _ = &mut stop => return,
+            item = feed.next() => item,
+        };
+        let event = match item {
+            None => return,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "game feed failed; the follower retries");
+                continue;
+            }
+            Some(Ok(Followed::Event(e))) => e,
+            Some(Ok(Followed::CaughtUp)) => {
+                tracing::info!("game follower caught up");
+                progress.send_modify(|p| p.caught_up = true);
+                continue;
+            }
+            Some(Ok(Followed::Trimmed { .. })) => continue,
+        };
+        // Tournament streams share the log; only games end.
+        let Ok(game) = event.game.parse::<GameId>() else {
+            continue;
+        };
+        let Ok(logged) = serde_json::from_slice::<LoggedEvent>(&event.payload) else {
+            continue;
+        };
+        if !matches!(logged.envelope.event, Event::GameEnded { .. }) {
+            continue;
+        }
+        let scored = match score(&store, &game, logged.envelope.at).await {
+            Ok(true) => {
+                tracing::info!(%game, "game scored");
+                true
+            }
+            Ok(false) => false,
+            Err(e) => {
+                tracing::warn!(%game, error = %e, "game not scored");
+                false
+            }
+        };
+        store.metrics.game_end(scored);
+        progress.send_modify(|p| p.ends_seen += 1);
+    }
+}
+
+/// Records a finished game's result in its tournament, if the game is
+/// assigned there. Returns whether a new result was stored.
+pub async fn score(store: &Store, game: &GameId, ended_at: i64) -> Result<bool, ScoreError> {
+    let held = match store.get(&game.tournament).await {
+        Ok(h) => h,
+        Err(StoreError::NotFound(_)) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    if !held.lock().await.tournament.games.contains_key(game) {
+        return Ok(false);
+    }
+    let corrupt = |why: String| ScoreError::Corrupt {
+        game: game.clone(),
+        why,
+    };
+    let key = game.to_string();
+    let header = store
+        .log()
+        .header(&key)
+        .await?
+        .ok_or_else(|| corrupt("no header".into()))?;
+    let header: Header =
+        serde_json::from_slice(&header).map_err(|e| corrupt(format!("header: {e}")))?;
+    let setup = header
+        .setup()
+        .map_err(|e| corrupt(format!("header: {e}")))?;
+    let envelopes = read_envelopes(store.log().as_ref(), &key)
+        .await?
+        .map_err(corrupt)?;
+    let g = Game::replay(setup, envelopes.iter()).map_err(|e| corrupt(e.to_string()))?;
+    let facts = GameFacts::from_game(&g, &envelopes).map_err(|e| corrupt(e.to_string()))?;
+    let cmd = TournamentCommand::RecordResult {
+        game: game.clone(),
+        facts,
+        ended_at,
+    };
+    let now = now_ms();
+    // The referee's log is the authority on results: the service records
+    // them for the organiser.
+    let (events, _) = store
+        .command(&game.tournament, |t| {
+            Ok(t.command(&cmd, &Actor::Organiser, now)?)
+        })
+        .await?;
+    Ok(!events.is_empty())
+}
+
+async fn read_envelopes(
+    log: &dyn EventLog,
+    key: &str,
+) -> Result<Result<Vec<Envelope>, String>, mafia_event_log::LogError> {
+    let mut out = Vec::new();
+    let mut next = 1;
+    loop {
+        let batch = log.read(key, next, 1024).await?;
+        let Some(last) = batch.last() else { break };
+        next = last.seq + 1;
+        for e in &batch {
+            match serde_json::from_slice::<LoggedEvent>(&e.payload) {
+                Ok(l) => out.push(l.envelope),
+                Err(err) => return Ok(Err(format!("event {}: {err}", e.seq))),
+            }
+        }
+    }
+    Ok(Ok(out))
+}

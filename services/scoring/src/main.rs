@@ -1,0 +1,106 @@
+//! `mafia-scoring`: serves tournaments over gRPC.
+
+use anyhow::{bail, Context};
+use clap::Parser;
+use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
+use mafia_scoring::{start_with, RefereeLink, Tokens};
+use std::sync::Arc;
+
+/// The scoring service: tournaments stored in the event log, standings from
+/// the tournament crate.
+#[derive(Parser, Debug)]
+#[command(name = "mafia-scoring", version)]
+struct Args {
+    /// gRPC listen address.
+    #[arg(long, env = "MAFIA_SCORING_LISTEN", default_value = "127.0.0.1:50053")]
+    listen: String,
+    /// Prometheus `/metrics` listen address; empty to disable.
+    #[arg(long, env = "MAFIA_SCORING_METRICS", default_value = "127.0.0.1:9466")]
+    metrics_listen: String,
+    /// Directory of the embedded store (file `events.redb`); used unless
+    /// REDIS_URL is set.
+    #[arg(
+        long,
+        env = "MAFIA_SCORING_DATA_DIR",
+        default_value = "mafia-scoring-data"
+    )]
+    data_dir: std::path::PathBuf,
+    /// Redis URL: store in Redis (shared with the referee) instead.
+    #[arg(long, env = "REDIS_URL")]
+    redis_url: Option<String>,
+    /// Prefix of every Redis key (the same for every service).
+    #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
+    redis_prefix: String,
+    /// The referee that OpenRound opens games on, e.g. http://127.0.0.1:50051.
+    #[arg(long, env = "MAFIA_REFEREE_URL")]
+    referee_url: Option<String>,
+    /// The organiser token OpenRound presents to the referee.
+    #[arg(long, env = "MAFIA_SCORING_REFEREE_TOKEN", hide_env_values = true)]
+    referee_token: Option<String>,
+    /// Token file (docs/config.md; crates/access).
+    #[arg(long, env = mafia_access::ENV_TOKENS_FILE)]
+    tokens_file: Option<std::path::PathBuf>,
+    /// The token file's JSON itself, added to the file's tokens.
+    #[arg(long, env = mafia_access::ENV_TOKENS, hide_env_values = true)]
+    tokens: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .init();
+
+    let tokens = Tokens::load(args.tokens_file.as_deref(), args.tokens.as_deref())?;
+    if tokens.is_empty() {
+        bail!("no tokens configured: pass --tokens-file FILE (MAFIA_TOKENS_FILE) or MAFIA_TOKENS");
+    }
+    let log: Arc<dyn EventLog> = match &args.redis_url {
+        Some(url) => Arc::new(
+            RedisLog::connect_with(url, RedisLogConfig::with_prefix(&args.redis_prefix))
+                .await
+                .with_context(|| format!("connecting to {url}"))?,
+        ),
+        None => {
+            std::fs::create_dir_all(&args.data_dir)
+                .with_context(|| format!("creating {}", args.data_dir.display()))?;
+            let db = args.data_dir.join("events.redb");
+            Arc::new(
+                EmbeddedLog::open(&db)
+                    .await
+                    .with_context(|| format!("opening {}", db.display()))?,
+            )
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let referee = match (args.referee_url, args.referee_token) {
+        (Some(url), Some(token)) => Some(RefereeLink { url, token }),
+        (None, None) => None,
+        _ => bail!("--referee-url and --referee-token go together"),
+    };
+    let mut running = start_with(listener, log, tokens, referee).await?;
+    if !args.metrics_listen.is_empty() {
+        let m = tokio::net::TcpListener::bind(&args.metrics_listen)
+            .await
+            .with_context(|| format!("binding {}", args.metrics_listen))?;
+        tracing::info!(addr = %m.local_addr()?, "metrics on /metrics");
+        running.serve_metrics(m);
+    }
+    // Printed for scripts that start the service on port 0.
+    println!("listening on {}", running.addr);
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    tracing::info!("shutting down");
+    running.shutdown().await;
+    Ok(())
+}

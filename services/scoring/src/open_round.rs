@@ -1,0 +1,91 @@
+//! Opening a seated round's games on the referee, so each table judge finds
+//! his game with the seated players already in its header.
+
+use mafia_proto::convert::request_from_header;
+use mafia_proto::v1::referee_client::RefereeClient;
+use mafia_record::{GameId, Header, StageId};
+use mafia_rules::{Deal, Player, RuleSet, Setup};
+use mafia_tournament::Tournament;
+use tonic::Status;
+
+/// Where the referee is and the organiser token the service opens games with.
+#[derive(Clone, Debug)]
+pub struct RefereeLink {
+    pub url: String,
+    pub token: String,
+}
+
+/// The game of each table of a seated round, with its header.
+pub fn headers(
+    t: &Tournament,
+    stage: &StageId,
+    round: u32,
+    deal_seed: u64,
+) -> Result<Vec<(GameId, Header)>, Status> {
+    let seated = t.round(stage, round).ok_or_else(|| {
+        Status::failed_precondition(format!("round {round} of stage {stage} is not seated"))
+    })?;
+    let rules = if t.rule_overrides.is_null() {
+        RuleSet::preset(t.rules)
+    } else {
+        RuleSet::with_overrides(t.rules, &t.rule_overrides)
+            .map_err(|e| Status::failed_precondition(format!("rule overrides: {e}")))?
+    };
+    let mut out = Vec::new();
+    for (table, st) in &seated.tables {
+        let id = GameId::new(t.id.clone(), stage.clone(), round, *table, 1)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let players = st
+            .seats
+            .iter()
+            .map(|p| Player {
+                player_id: p.to_string(),
+                nickname: t
+                    .players
+                    .get(p)
+                    .map_or_else(|| p.to_string(), |r| r.player.nickname.clone()),
+            })
+            .collect();
+        let setup = Setup::new(
+            rules.clone(),
+            players,
+            Deal::Seed(deal_seed.wrapping_add(u64::from(*table))),
+        )
+        .map_err(|e| Status::failed_precondition(format!("table {table}: {e}")))?;
+        let mut header = Header::for_setup(&setup, &id);
+        header.tournament = t.name.clone();
+        if let Some(j) = &st.judge {
+            header.judge = t
+                .judges
+                .get(j)
+                .map_or_else(|| j.to_string(), |j| j.name.clone());
+        }
+        out.push((id, header));
+    }
+    Ok(out)
+}
+
+/// Opens each game on the referee (idempotent there for the same header).
+pub async fn open_on_referee(
+    link: &RefereeLink,
+    games: &[(GameId, Header)],
+    at: i64,
+) -> Result<(), Status> {
+    let mut client = RefereeClient::connect(link.url.clone())
+        .await
+        .map_err(|e| Status::unavailable(format!("referee {}: {e}", link.url)))?;
+    for (id, header) in games {
+        let mut req = tonic::Request::new(request_from_header(header, at));
+        let value = format!("Bearer {}", link.token)
+            .parse()
+            .map_err(|_| Status::internal("the referee token is not a header value"))?;
+        req.metadata_mut().insert("authorization", value);
+        client.open_game(req).await.map_err(|e| {
+            Status::new(
+                e.code(),
+                format!("referee refused to open {id}: {}", e.message()),
+            )
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Starting and stopping the service on a listener (port 0 in tests).
+
+use crate::follower::Progress;
+use crate::service::ScoringService;
+use crate::store::Store;
+use mafia_access::Tokens;
+use mafia_event_log::EventLog;
+use mafia_proto::v1::scoring_server::ScoringServer;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub struct Running {
+    pub addr: SocketAddr,
+    pub store: Arc<Store>,
+    stop: Option<oneshot::Sender<()>>,
+    stop_follower: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), tonic::transport::Error>>,
+    follower: JoinHandle<()>,
+    progress: tokio::sync::watch::Receiver<Progress>,
+    metrics_stop: tokio::sync::watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
+}
+
+/// The service without a referee link (OpenRound refused).
+pub async fn start(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+) -> std::io::Result<Running> {
+    start_with(listener, log, tokens, None).await
+}
+
+pub async fn start_with(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+    referee: Option<crate::RefereeLink>,
+) -> std::io::Result<Running> {
+    let addr = listener.local_addr()?;
+    let store = Arc::new(Store::new(log));
+    let svc = ScoringService {
+        store: store.clone(),
+        tokens,
+        referee,
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(ScoringServer::new(svc))
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                async {
+                    let _ = stopped.await;
+                },
+            ),
+    );
+    let (stop_follower, follower_stopped) = oneshot::channel::<()>();
+    let (progress_tx, progress) = tokio::sync::watch::channel(Progress::default());
+    let follower = tokio::spawn(crate::follower::run(store.clone(), progress_tx, async {
+        let _ = follower_stopped.await;
+    }));
+    tracing::info!(%addr, "scoring service listening");
+    Ok(Running {
+        addr,
+        store,
+        stop: Some(stop),
+        stop_follower: Some(stop_follower),
+        task,
+        follower,
+        progress,
+        metrics_stop: tokio::sync::watch::channel(false).0,
+        background: Vec::new(),
+    })
+}
+
+impl Running {
+    /// Serves Prometheus `/metrics` on `listener` until shutdown.
+    pub fn serve_metrics(&mut self, listener: tokio::net::TcpListener) {
+        let store = self.store.clone();
+        let mut stop = self.metrics_stop.subscribe();
+        let app = axum::Router::new().route(
+            "/metrics",
+            axum::routing::get(move || {
+                let store = store.clone();
+                async move {
+                    (
+                        [("content-type", "text/plain; version=0.0.4")],
+                        store.metrics.render(),
+                    )
+                }
+            }),
+        );
+        self.background.push(tokio::spawn(async move {
+            let r = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stop.wait_for(|s| *s).await;
+                })
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(error = %e, "metrics server failed");
+            }
+        }));
+    }
+
+    /// Waits until the game follower's progress satisfies `done`.
+    pub async fn follower_reached(&self, done: impl FnMut(&Progress) -> bool) -> Progress {
+        *self
+            .progress
+            .clone()
+            .wait_for(done)
+            .await
+            .expect("the follower runs until shutdown")
+    }
+
+    /// Stops accepting calls and waits for the ones in flight.
+    pub async fn shutdown(mut self) {
+        if let Some(s) = self.stop_follower.take() {
+            let _ = s.send(());
+        }
+        let _ = (&mut self.follower).await;
+        let _ = self.metrics_stop.send(true);
+        for t in self.background.drain(..) {
+            let _ = t.await;
+        }
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match (&mut self.task).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "scoring server ended with an error"),
+            Err(e) => tracing::warn!(error = %e, "scoring server task failed"),
+        }
+    }
+}

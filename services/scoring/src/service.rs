@@ -1,0 +1,281 @@
+//! The `mafia.v1.Scoring` gRPC service.
+
+use crate::actor::{actor_for, authenticate, creator};
+use crate::csv::parse_players;
+use crate::store::{Store, StoreError};
+use mafia_access::Tokens;
+use mafia_proto::v1::scoring_server::Scoring;
+use mafia_proto::v1::{
+    CommandReply, CommandRequest, CreateTournamentRequest, OpenRoundReply, OpenRoundRequest,
+    PlayerHistoryReply, PlayerHistoryRequest, RegisterPlayersCsvRequest, StandingsReply,
+    TournamentRef, TournamentSummary,
+};
+use mafia_record::TournamentId;
+use mafia_tournament::stored;
+use mafia_tournament::{
+    history, standings, PlayerId, TournamentCommand, TournamentError, TournamentEvent,
+    TournamentSpec,
+};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+use tonic::{Request, Response, Status};
+
+pub struct ScoringService {
+    pub store: Arc<Store>,
+    pub tokens: Tokens,
+    pub referee: Option<crate::RefereeLink>,
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+pub fn status(e: StoreError) -> Status {
+    match e {
+        StoreError::NotFound(_) => Status::not_found(e.to_string()),
+        StoreError::AlreadyExists(_) => Status::already_exists(e.to_string()),
+        StoreError::Refused(ref r) | StoreError::CsvLine { error: ref r, .. } => match r {
+            TournamentError::NotPermitted { .. } | TournamentError::JudgeNotBound { .. } => {
+                Status::permission_denied(e.to_string())
+            }
+            _ => Status::failed_precondition(e.to_string()),
+        },
+        StoreError::Contended => Status::aborted(e.to_string()),
+        StoreError::Log(_) | StoreError::Stored(_) => Status::unavailable(e.to_string()),
+    }
+}
+
+fn tournament_id(s: &str) -> Result<TournamentId, Status> {
+    s.parse()
+        .map_err(|e| Status::invalid_argument(format!("tournament id {s:?}: {e}")))
+}
+
+fn reply(events: &[TournamentEvent], version: u64) -> CommandReply {
+    CommandReply {
+        version,
+        events_json: events
+            .iter()
+            .map(|e| String::from_utf8(stored::encode(e)).expect("JSON is UTF-8"))
+            .collect(),
+    }
+}
+
+impl ScoringService {
+    /// Runs one command as the caller, as the scoring service does for
+    /// `Command` and the game follower for `RecordResult`.
+    async fn run(
+        &self,
+        caller: &mafia_access::Caller,
+        id: &TournamentId,
+        cmd: TournamentCommand,
+    ) -> Result<CommandReply, Status> {
+        let h = self.store.get(id).await.map_err(status)?;
+        let actor = actor_for(caller, &h.lock().await.tournament, &cmd)?;
+        let now = now_ms();
+        let (events, version) = self
+            .store
+            .command(id, |t| Ok(t.command(&cmd, &actor, now)?))
+            .await
+            .map_err(status)?;
+        tracing::info!(tournament = %id, command = ?std::mem::discriminant(&cmd), events = events.len(), "command");
+        Ok(reply(&events, version))
+    }
+}
+
+fn counted<T>(store: &Store, r: Result<T, Status>) -> Result<T, Status> {
+    if let Err(e) = &r {
+        store.metrics.refused(e.code());
+    }
+    r
+}
+
+impl ScoringService {
+    async fn open_round_inner(
+        &self,
+        req: Request<OpenRoundRequest>,
+    ) -> Result<OpenRoundReply, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        let stage: mafia_record::StageId = r
+            .stage
+            .parse()
+            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        // Opening games is organising (mafia-access `may_organise`).
+        caller.may_organise(&id).map_err(crate::actor::status)?;
+        let link = self.referee.as_ref().ok_or_else(|| {
+            Status::failed_precondition(
+                "no referee configured: start the service with --referee-url and --referee-token",
+            )
+        })?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let games = {
+            let held = h.lock().await;
+            crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?
+        };
+        for (game, _) in &games {
+            let cmd = TournamentCommand::AssignGame {
+                game: game.clone(),
+                judge: None,
+            };
+            let assigned = h.lock().await.tournament.games.contains_key(game);
+            if assigned {
+                continue;
+            }
+            self.run(&caller, &id, cmd).await?;
+        }
+        let version = h.lock().await.tournament.version;
+        crate::open_round::open_on_referee(link, &games, now_ms()).await?;
+        tracing::info!(tournament = %id, %stage, round = r.round, games = games.len(), "round opened");
+        Ok(OpenRoundReply {
+            game_ids: games.iter().map(|(g, _)| g.to_string()).collect(),
+            version,
+        })
+    }
+}
+
+#[tonic::async_trait]
+impl Scoring for ScoringService {
+    async fn create_tournament(
+        &self,
+        req: Request<CreateTournamentRequest>,
+    ) -> Result<Response<CommandReply>, Status> {
+        let caller = counted(&self.store, authenticate(&self.tokens, req.metadata()))?;
+        let spec: TournamentSpec = serde_json::from_str(&req.get_ref().spec_json)
+            .map_err(|e| Status::invalid_argument(format!("spec_json: {e}")))?;
+        let actor = creator(&caller, &spec.id)?;
+        let t = counted(
+            &self.store,
+            self.store
+                .create(spec, &actor, now_ms())
+                .await
+                .map_err(status),
+        )?;
+        Ok(Response::new(CommandReply {
+            version: t.version,
+            events_json: Vec::new(),
+        }))
+    }
+
+    async fn command(
+        &self,
+        req: Request<CommandRequest>,
+    ) -> Result<Response<CommandReply>, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let cmd: TournamentCommand = serde_json::from_str(&req.get_ref().command_json)
+            .map_err(|e| Status::invalid_argument(format!("command_json: {e}")))?;
+        counted(&self.store, self.run(&caller, &id, cmd).await).map(Response::new)
+    }
+
+    async fn register_players_csv(
+        &self,
+        req: Request<RegisterPlayersCsvRequest>,
+    ) -> Result<Response<CommandReply>, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let players = parse_players(&req.get_ref().csv)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let probe = TournamentCommand::PublishStandings;
+        let actor = actor_for(&caller, &h.lock().await.tournament, &probe)?;
+        let now = now_ms();
+        let stored = self
+            .store
+            .command(&id, |t| {
+                // Each line is checked against the lines before it, so a
+                // player listed twice is refused too; all or nothing.
+                let mut t = t.clone();
+                let mut out = Vec::new();
+                for (line, player) in &players {
+                    let cmd = TournamentCommand::RegisterPlayer {
+                        player: player.clone(),
+                    };
+                    let evs = t
+                        .command(&cmd, &actor, now)
+                        .map_err(|e| StoreError::CsvLine {
+                            line: *line,
+                            error: e,
+                        })?;
+                    for e in &evs {
+                        t.apply(e);
+                    }
+                    out.extend(evs);
+                }
+                Ok(out)
+            })
+            .await
+            .map_err(status);
+        let (events, version) = counted(&self.store, stored)?;
+        Ok(Response::new(reply(&events, version)))
+    }
+
+    async fn open_round(
+        &self,
+        req: Request<OpenRoundRequest>,
+    ) -> Result<Response<OpenRoundReply>, Status> {
+        let r = self.open_round_inner(req).await;
+        counted(&self.store, r).map(Response::new)
+    }
+
+    async fn get_tournament(
+        &self,
+        req: Request<TournamentRef>,
+    ) -> Result<Response<TournamentSummary>, Status> {
+        authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let h = h.lock().await;
+        let t = &h.tournament;
+        Ok(Response::new(TournamentSummary {
+            id: t.id.to_string(),
+            name: t.name.clone(),
+            rules: serde_json::to_value(t.rules)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            scheme: format!("{}@{}", t.scheme.id, t.scheme.version),
+            version: t.version,
+            players: t.players.len() as u32,
+            games: t.games.len() as u32,
+            scored_games: t.games.values().filter(|g| g.result.is_some()).count() as u32,
+        }))
+    }
+
+    async fn get_standings(
+        &self,
+        req: Request<TournamentRef>,
+    ) -> Result<Response<StandingsReply>, Status> {
+        authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let h = h.lock().await;
+        let json = serde_json::to_string(&standings(&h.tournament))
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(StandingsReply {
+            version: h.tournament.version,
+            standings_json: json,
+        }))
+    }
+
+    async fn player_history(
+        &self,
+        req: Request<PlayerHistoryRequest>,
+    ) -> Result<Response<PlayerHistoryReply>, Status> {
+        authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let player = PlayerId::new(&req.get_ref().player);
+        let h = self.store.get(&id).await.map_err(status)?;
+        let h = h.lock().await;
+        if !h.tournament.players.contains_key(&player) {
+            return Err(Status::not_found(format!(
+                "player {player} is not registered"
+            )));
+        }
+        let json = serde_json::to_string(&history(&h.tournament, &player))
+            .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(PlayerHistoryReply { history_json: json }))
+    }
+}

@@ -1,0 +1,196 @@
+//! Tournaments held in memory, each folded once from its log and kept in
+//! step with it: a command is validated against the cached state, appended
+//! at the seq the cache was folded to (the log refuses it if another writer
+//! got there first), and only then applied.
+
+use bytes::Bytes;
+use mafia_event_log::{EventLog, LogError};
+use mafia_record::TournamentId;
+use mafia_tournament::stored::{self, StoredError};
+use mafia_tournament::{Actor, Tournament, TournamentError, TournamentEvent, TournamentSpec};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::Mutex;
+
+const READ_BATCH: usize = 1024;
+/// How often a command is revalidated after another writer appended first.
+const CONFLICT_RETRIES: usize = 5;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no tournament {0}")]
+    NotFound(TournamentId),
+    #[error("tournament {0} already exists")]
+    AlreadyExists(TournamentId),
+    #[error("{0}")]
+    Refused(#[from] TournamentError),
+    #[error("players CSV line {line}: {error}")]
+    CsvLine { line: usize, error: TournamentError },
+    #[error("the tournament log kept changing under the command; try again")]
+    Contended,
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error(transparent)]
+    Stored(#[from] StoredError),
+}
+
+pub struct Held {
+    pub tournament: Tournament,
+    /// The log's seq the tournament is folded to.
+    pub last_seq: u64,
+}
+
+pub struct Store {
+    log: Arc<dyn EventLog>,
+    pub metrics: crate::metrics::Metrics,
+    held: Mutex<HashMap<TournamentId, Arc<Mutex<Held>>>>,
+}
+
+impl Store {
+    pub fn new(log: Arc<dyn EventLog>) -> Store {
+        Store {
+            log,
+            metrics: Default::default(),
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn log(&self) -> &Arc<dyn EventLog> {
+        &self.log
+    }
+
+    pub async fn create(
+        &self,
+        spec: TournamentSpec,
+        actor: &Actor,
+        now_ms: i64,
+    ) -> Result<Tournament, StoreError> {
+        let id = spec.id.clone();
+        let created = Tournament::create(spec, actor, now_ms)?;
+        let t = Tournament::from_created(&created)?;
+        let stream = stored::stream_of(&id);
+        match self
+            .log
+            .create_game(&stream, &stored::encode(&created))
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) | Err(LogError::HeaderMismatch { .. }) => {
+                return Err(StoreError::AlreadyExists(id))
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.held.lock().await.insert(
+            id,
+            Arc::new(Mutex::new(Held {
+                tournament: t.clone(),
+                last_seq: 0,
+            })),
+        );
+        Ok(t)
+    }
+
+    /// The tournament, folded from the log on first use.
+    pub async fn get(&self, id: &TournamentId) -> Result<Arc<Mutex<Held>>, StoreError> {
+        let mut held = self.held.lock().await;
+        if let Some(h) = held.get(id) {
+            return Ok(h.clone());
+        }
+        let stream = stored::stream_of(id);
+        let header = self
+            .log
+            .header(&stream)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(id.clone()))?;
+        let events = self.read_from(&stream, 1).await?;
+        let last_seq = events.len() as u64;
+        let t = stored::fold_stored(&header, events.iter().map(|b| b.as_ref()))?;
+        let h = Arc::new(Mutex::new(Held {
+            tournament: t,
+            last_seq,
+        }));
+        held.insert(id.clone(), h.clone());
+        Ok(h)
+    }
+
+    /// Validates with `decide` and stores what it returns; a refusal stores
+    /// nothing. Returns the events stored and the tournament after them.
+    pub async fn command<F>(
+        &self,
+        id: &TournamentId,
+        decide: F,
+    ) -> Result<(Vec<TournamentEvent>, u64), StoreError>
+    where
+        F: Fn(&Tournament) -> Result<Vec<TournamentEvent>, StoreError>,
+    {
+        let h = self.get(id).await?;
+        let mut h = h.lock().await;
+        let stream = stored::stream_of(id);
+        for _ in 0..CONFLICT_RETRIES {
+            let events = decide(&h.tournament)?;
+            if events.is_empty() {
+                return Ok((events, h.tournament.version));
+            }
+            let payloads: Vec<Bytes> = events
+                .iter()
+                .map(|e| Bytes::from(stored::encode(e)))
+                .collect();
+            match self.log.append(&stream, h.last_seq, 0, &payloads).await {
+                Ok(appended) => {
+                    for e in &events {
+                        h.tournament.apply(e);
+                    }
+                    h.last_seq = appended.last_seq;
+                    self.metrics.stored(events.len());
+                    return Ok((events, h.tournament.version));
+                }
+                Err(LogError::Conflict { .. }) => {
+                    // Another writer appended: catch up, then decide again.
+                    let newer = self.read_from(&stream, h.last_seq + 1).await?;
+                    for (i, bytes) in newer.iter().enumerate() {
+                        let e = stored::decode(bytes).map_err(|error| StoredError::Decode {
+                            seq: h.last_seq + 1 + i as u64,
+                            error,
+                        })?;
+                        h.tournament.apply(&e);
+                    }
+                    h.last_seq += newer.len() as u64;
+                }
+                Err(e) => {
+                    // The outcome is unknown: refold from the log next time.
+                    drop(h);
+                    self.held.lock().await.remove(id);
+                    return Err(e.into());
+                }
+            }
+        }
+        Err(StoreError::Contended)
+    }
+
+    /// Every tournament stored in the log.
+    pub async fn list(&self) -> Result<Vec<TournamentId>, StoreError> {
+        Ok(self
+            .log
+            .list_games()
+            .await?
+            .iter()
+            .filter_map(|s| stored::tournament_of_stream(s))
+            .collect())
+    }
+
+    async fn read_from(&self, stream: &str, from: u64) -> Result<Vec<Bytes>, StoreError> {
+        let mut out = Vec::new();
+        let mut next = from;
+        loop {
+            let batch = self.log.read(stream, next, READ_BATCH).await?;
+            let Some(last) = batch.last() else { break };
+            next = last.seq + 1;
+            let full = batch.len() == READ_BATCH;
+            out.extend(batch.into_iter().map(|e| e.payload));
+            if !full {
+                break;
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,629 @@
+//! The scoring service over real gRPC on 127.0.0.1:0, on both backends.
+
+use mafia_event_log::testing::{RedisServer, ScopedPrefix};
+use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
+use mafia_proto::v1::scoring_client::ScoringClient;
+use mafia_proto::v1::{
+    CommandRequest, CreateTournamentRequest, PlayerHistoryRequest, RegisterPlayersCsvRequest,
+    TournamentRef,
+};
+use mafia_record::{GameId, StageId, TournamentId};
+use mafia_rules::{Role, RuleSetId, Seat, Team};
+use mafia_scoring::{start, Running, Tokens};
+use mafia_tournament::{
+    Coefficient, GameFacts, Judge, JudgeId, PlayerId, Scheme, SeatFact, SeatedTable, Stage,
+    TournamentCommand, TournamentSpec,
+};
+use std::sync::Arc;
+use tonic::transport::Channel;
+use tonic::{Code, Request};
+
+const TOKENS: &str = r#"{"tokens":[
+  {"role":"organiser","token":"org-token","games":["*"]},
+  {"role":"chief_judge","token":"chief-token","games":["*"]},
+  {"role":"table_judge","token":"t1-token","games":["cup.*.*.t1.*"]},
+  {"role":"table_judge","token":"t2-token","games":["cup.*.*.t2.*"]},
+  {"role":"broadcast","token":"cast-token","games":["*"]}]}"#;
+
+async fn serve(log: Arc<dyn EventLog>) -> (Running, ScoringClient<Channel>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(listener, log, Tokens::from_json(TOKENS).unwrap())
+        .await
+        .unwrap();
+    let client = ScoringClient::connect(format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    (running, client)
+}
+
+fn with_token<T>(token: &str, msg: T) -> Request<T> {
+    let mut r = Request::new(msg);
+    if !token.is_empty() {
+        r.metadata_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    }
+    r
+}
+
+fn pid(n: usize) -> PlayerId {
+    PlayerId::new(format!("p{n:02}"))
+}
+
+fn game(table: u32) -> GameId {
+    GameId::new(
+        TournamentId::new("cup").unwrap(),
+        StageId::new("main").unwrap(),
+        1,
+        table,
+        1,
+    )
+    .unwrap()
+}
+
+async fn command(
+    c: &mut ScoringClient<Channel>,
+    token: &str,
+    cmd: &TournamentCommand,
+) -> Result<u64, tonic::Status> {
+    c.command(with_token(
+        token,
+        CommandRequest {
+            tournament: "cup".into(),
+            command_json: serde_json::to_string(cmd).unwrap(),
+        },
+    ))
+    .await
+    .map(|r| r.into_inner().version)
+}
+
+async fn standings(c: &mut ScoringClient<Channel>) -> (u64, String) {
+    let r = c
+        .get_standings(with_token(
+            "",
+            TournamentRef {
+                tournament: "cup".into(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    (r.version, r.standings_json)
+}
+
+async fn summary(c: &mut ScoringClient<Channel>) -> mafia_proto::v1::TournamentSummary {
+    c.get_tournament(with_token(
+        "",
+        TournamentRef {
+            tournament: "cup".into(),
+        },
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+const ROLES: [Role; 10] = [
+    Role::Civilian,
+    Role::Civilian,
+    Role::Sheriff,
+    Role::Civilian,
+    Role::Mafia,
+    Role::Civilian,
+    Role::Don,
+    Role::Civilian,
+    Role::Mafia,
+    Role::Civilian,
+];
+
+fn facts(table: u32, winner: Team) -> GameFacts {
+    GameFacts {
+        seats: (1..=10u8)
+            .map(|n| SeatFact {
+                seat: Seat::new(n).unwrap(),
+                player: pid((table as usize - 1) * 10 + n as usize),
+                role: ROLES[n as usize - 1],
+                out: None,
+                fouls: 0,
+                small_penalties: 0,
+                big_penalties: 0,
+                yellow_cards: 0,
+            })
+            .collect(),
+        winner: Some(winner),
+        reason: match winner {
+            Team::Red => "all_black_out",
+            Team::Black => "black_parity",
+        }
+        .into(),
+        first_killed: None,
+        best_move: None,
+        opposite_team_victory: None,
+    }
+}
+
+/// Creates "cup" (rfm), judges j1/j2, one stage of 2 tables, 20 players from
+/// CSV, seats round 1 and assigns both games.
+async fn set_up(c: &mut ScoringClient<Channel>) {
+    let spec = TournamentSpec {
+        id: TournamentId::new("cup").unwrap(),
+        name: "Cup".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    };
+    c.create_tournament(with_token(
+        "org-token",
+        CreateTournamentRequest {
+            spec_json: serde_json::to_string(&spec).unwrap(),
+        },
+    ))
+    .await
+    .unwrap();
+    for j in ["j1", "j2"] {
+        let cmd = TournamentCommand::AddJudge {
+            judge: Judge {
+                id: JudgeId::new(j),
+                name: j.into(),
+            },
+        };
+        command(c, "org-token", &cmd).await.unwrap();
+    }
+    let stage = TournamentCommand::AddStage {
+        stage: Stage {
+            id: StageId::new("main").unwrap(),
+            name: "Main".into(),
+            rounds: 3,
+            tables: 2,
+            coefficient: Coefficient::ONE,
+        },
+    };
+    command(c, "org-token", &stage).await.unwrap();
+    let mut csv = String::from("id,nickname,club\n");
+    for n in 1..=20 {
+        csv.push_str(&format!("p{n:02},Player {n},Club {}\n", n % 3));
+    }
+    c.register_players_csv(with_token(
+        "org-token",
+        RegisterPlayersCsvRequest {
+            tournament: "cup".into(),
+            csv,
+        },
+    ))
+    .await
+    .unwrap();
+    let seat = TournamentCommand::SeatRound {
+        stage: StageId::new("main").unwrap(),
+        round: 1,
+        tables: (1..=2u32)
+            .map(|t| SeatedTable {
+                table: t,
+                seats: (1..=10).map(|n| pid((t as usize - 1) * 10 + n)).collect(),
+                judge: Some(JudgeId::new(format!("j{t}"))),
+            })
+            .collect(),
+    };
+    command(c, "org-token", &seat).await.unwrap();
+    for t in 1..=2 {
+        let assign = TournamentCommand::AssignGame {
+            game: game(t),
+            judge: None,
+        };
+        command(c, "org-token", &assign).await.unwrap();
+    }
+}
+
+async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventLog>) {
+    let (running, mut c) = serve(log).await;
+    set_up(&mut c).await;
+    let before = standings(&mut c).await;
+
+    // A player registered twice (in a CSV: the line is named).
+    let e = c
+        .register_players_csv(with_token(
+            "org-token",
+            RegisterPlayersCsvRequest {
+                tournament: "cup".into(),
+                csv: "p21,New\np03,Again\n".into(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(
+        e.message().contains("line 2") && e.message().contains("already registered"),
+        "{}",
+        e.message()
+    );
+    // A CSV with a broken line.
+    let e = c
+        .register_players_csv(with_token(
+            "org-token",
+            RegisterPlayersCsvRequest {
+                tournament: "cup".into(),
+                csv: "p21,New\np22\n".into(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().starts_with("players CSV line 2"),
+        "{}",
+        e.message()
+    );
+    // Seat swaps are the chief judge's, not the organiser's.
+    let swap = serde_json::json!({"type":"swap_seats","stage":"main","round":1,
+        "a":{"table":1,"seat":1},"b":{"table":2,"seat":1}});
+    let e = c
+        .command(with_token(
+            "org-token",
+            CommandRequest {
+                tournament: "cup".into(),
+                command_json: swap.to_string(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert!(
+        e.message().contains("only the chief judge"),
+        "{}",
+        e.message()
+    );
+    // A judge input for a game not finished.
+    let inputs = serde_json::json!({"type":"submit_judge_inputs","game":game(1).to_string(),
+        "inputs":{}});
+    let e = c
+        .command(with_token(
+            "chief-token",
+            CommandRequest {
+                tournament: "cup".into(),
+                command_json: inputs.to_string(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e.code(), Code::FailedPrecondition | Code::InvalidArgument),
+        "{e:?}"
+    );
+    // A table judge recording the other table's game.
+    let rec = TournamentCommand::RecordResult {
+        game: game(2),
+        facts: facts(2, Team::Red),
+        ended_at: 1,
+    };
+    let e = command(&mut c, "t1-token", &rec).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    // The broadcast and the public read standings, and command nothing.
+    let e = command(&mut c, "cast-token", &TournamentCommand::PublishStandings)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let e = command(&mut c, "", &TournamentCommand::PublishStandings)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    // A bad token.
+    let e = command(&mut c, "nope-nope", &TournamentCommand::PublishStandings)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::Unauthenticated);
+    // Malformed JSON.
+    let e = c
+        .command(with_token(
+            "org-token",
+            CommandRequest {
+                tournament: "cup".into(),
+                command_json: "{".into(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+
+    assert_eq!(
+        standings(&mut c).await,
+        before,
+        "a refused command changed the tournament"
+    );
+    running.shutdown().await;
+}
+
+async fn a_result_counts_once_and_a_restart_gives_the_same_standings(log: Arc<dyn EventLog>) {
+    let (running, mut c) = serve(log.clone()).await;
+    set_up(&mut c).await;
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: facts(1, Team::Red),
+        ended_at: 1_780_000_000_000,
+    };
+    let v1 = command(&mut c, "t1-token", &rec).await.unwrap();
+    // The same result again (a game seen twice) stores nothing.
+    let v2 = command(&mut c, "org-token", &rec).await.unwrap();
+    assert_eq!(v1, v2);
+    let (_, json) = standings(&mut c).await;
+    let s: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = s["rows"].as_array().expect("standings rows");
+    let p01 = rows.iter().find(|r| r["player"] == "p01").unwrap();
+    assert_eq!(p01["games"], 1, "{p01}");
+    let hist = c
+        .player_history(with_token(
+            "",
+            PlayerHistoryRequest {
+                tournament: "cup".into(),
+                player: "p01".into(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .history_json;
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&hist)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let before = standings(&mut c).await;
+    running.shutdown().await;
+
+    // A new instance on the same log folds the tournament again.
+    let (running, mut c) = serve(log).await;
+    assert_eq!(standings(&mut c).await, before);
+    let summary = c
+        .get_tournament(with_token(
+            "",
+            TournamentRef {
+                tournament: "cup".into(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (summary.players, summary.games, summary.scored_games),
+        (20, 2, 1)
+    );
+    running.shutdown().await;
+}
+
+async fn embedded() -> (tempfile::TempDir, Arc<dyn EventLog>) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = EmbeddedLog::open(dir.path().join("events.redb"))
+        .await
+        .unwrap();
+    (dir, Arc::new(log))
+}
+
+/// The prefix deletes its keys when dropped, so it lives as long as the test.
+async fn redis(server: &RedisServer, tag: &str) -> (ScopedPrefix, Arc<dyn EventLog>) {
+    let prefix = server.scoped_prefix(tag);
+    let log = RedisLog::connect_with(server.url(), RedisLogConfig::with_prefix(prefix.as_str()))
+        .await
+        .unwrap();
+    (prefix, Arc::new(log))
+}
+
+#[tokio::test]
+async fn embedded_refused_commands_change_nothing_and_name_their_rule() {
+    let (_dir, log) = embedded().await;
+    refused_commands_change_nothing_and_name_their_rule(log).await;
+}
+
+#[tokio::test]
+async fn embedded_a_result_counts_once_and_a_restart_gives_the_same_standings() {
+    let (_dir, log) = embedded().await;
+    a_result_counts_once_and_a_restart_gives_the_same_standings(log).await;
+}
+
+#[tokio::test]
+async fn redis_refused_commands_change_nothing_and_name_their_rule() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-refused").await;
+    refused_commands_change_nothing_and_name_their_rule(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_result_counts_once_and_a_restart_gives_the_same_standings() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-restart").await;
+    a_result_counts_once_and_a_restart_gives_the_same_standings(log).await;
+}
+
+/// A game of table 1 played to its end through a real referee on the same
+/// log; the header seats the tournament's players.
+async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
+    use rand::SeedableRng;
+    let opts = mafia_referee::RefereeOptions {
+        tokens: mafia_referee::Tokens::from_json(
+            r#"{"tokens":[{"role":"chief_judge","token":"chief-token","games":["*"]}]}"#,
+        )
+        .unwrap(),
+        lease_ttl: std::time::Duration::from_secs(2),
+        ..mafia_referee::RefereeOptions::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let referee = mafia_referee::server::start(listener, log, opts)
+        .await
+        .unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let sim = mafia_rules::sim::simulate(RuleSetId::Rfm, &mut rng, 1_780_000_000_000);
+    let mut header = mafia_record::Header::simulated(RuleSetId::Rfm, &game(1), 0);
+    header.deal = sim.setup.deal.clone();
+    for (i, s) in header.seats.iter_mut().enumerate() {
+        s.player_id = pid(i + 1).to_string();
+        s.nickname = format!("Player {}", i + 1);
+    }
+    let record = mafia_judge_client::Record {
+        header,
+        commands: sim
+            .commands
+            .into_iter()
+            .enumerate()
+            .map(|(i, (at, c))| (i + 2, at, c))
+            .collect(),
+    };
+    let cfg = mafia_judge_client::ClientConfig::new(
+        vec![format!("http://{}", referee.addr)],
+        "chief-token",
+    );
+    let report = mafia_judge_client::play(
+        mafia_judge_client::Referee::new(cfg).unwrap(),
+        &record,
+        None,
+    )
+    .await
+    .unwrap();
+    assert!(report.over);
+    referee.shutdown().await;
+}
+
+async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>) {
+    let (mut running, mut c) = serve(log.clone()).await;
+    let m = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics_addr = m.local_addr().unwrap();
+    running.serve_metrics(m);
+    set_up(&mut c).await;
+    play_table_1(log.clone(), 7).await;
+    running.follower_reached(|p| p.ends_seen >= 1).await;
+    let scored = summary(&mut c).await;
+    assert_eq!(scored.scored_games, 1);
+    let (_, json) = standings(&mut c).await;
+    let s: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let p01 = s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "p01")
+        .unwrap()
+        .clone();
+    assert_eq!(p01["games"], 1, "{p01}");
+    let text = get_metrics(metrics_addr).await;
+    assert!(
+        text.contains("mafia_scoring_games_scored_total 1\n"),
+        "{text}"
+    );
+    let before = standings(&mut c).await;
+    running.shutdown().await;
+
+    // A new instance follows the log from the beginning and sees the game
+    // again: it counts once, and the standings are the same bytes.
+    let (running, mut c) = serve(log).await;
+    let p = running.follower_reached(|p| p.caught_up).await;
+    assert_eq!(p.ends_seen, 1, "the new instance saw the game's end again");
+    assert_eq!(
+        summary(&mut c).await.version,
+        scored.version,
+        "seen twice, stored once"
+    );
+    assert_eq!(standings(&mut c).await, before);
+    running.shutdown().await;
+}
+
+#[tokio::test]
+async fn embedded_a_game_played_through_the_referee_is_scored_once() {
+    let (_dir, log) = embedded().await;
+    a_game_played_through_the_referee_is_scored_once(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_game_played_through_the_referee_is_scored_once() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-played").await;
+    a_game_played_through_the_referee_is_scored_once(log).await;
+}
+
+async fn get_metrics(addr: std::net::SocketAddr) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out
+}
+
+async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn EventLog>) {
+    let opts = mafia_referee::RefereeOptions {
+        tokens: mafia_referee::Tokens::from_json(TOKENS).unwrap(),
+        lease_ttl: std::time::Duration::from_secs(2),
+        ..mafia_referee::RefereeOptions::default()
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let referee = mafia_referee::server::start(listener, log.clone(), opts)
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let link = mafia_scoring::RefereeLink {
+        url: format!("http://{}", referee.addr),
+        token: "org-token".into(),
+    };
+    let running = mafia_scoring::start_with(
+        listener,
+        log.clone(),
+        Tokens::from_json(TOKENS).unwrap(),
+        Some(link),
+    )
+    .await
+    .unwrap();
+    let mut c = ScoringClient::connect(format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    set_up(&mut c).await;
+    let open = |token: &str| {
+        with_token(
+            token,
+            mafia_proto::v1::OpenRoundRequest {
+                tournament: "cup".into(),
+                stage: "main".into(),
+                round: 1,
+                deal_seed: 5,
+            },
+        )
+    };
+    let e = c.open_round(open("t1-token")).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let reply = c.open_round(open("org-token")).await.unwrap().into_inner();
+    assert_eq!(
+        reply.game_ids,
+        vec![game(1).to_string(), game(2).to_string()]
+    );
+    // Opening again is harmless: the same headers.
+    c.open_round(open("chief-token")).await.unwrap();
+    let header: mafia_record::Header =
+        serde_json::from_slice(&log.header(&game(2).to_string()).await.unwrap().unwrap()).unwrap();
+    assert_eq!(
+        header.tournament_id,
+        Some(TournamentId::new("cup").unwrap())
+    );
+    assert_eq!(header.judge, "j2");
+    let seated: Vec<String> = header.seats.iter().map(|s| s.player_id.clone()).collect();
+    let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
+    assert_eq!(seated, expected);
+    assert_eq!(header.seats[0].nickname, "Player 11");
+    running.shutdown().await;
+
+    // Without a referee link the round cannot open.
+    let (running, mut c) = serve(log).await;
+    let e = c.open_round(open("org-token")).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    running.shutdown().await;
+    referee.shutdown().await;
+}
+
+#[tokio::test]
+async fn embedded_a_seated_round_opens_on_the_referee_with_the_seated_header() {
+    let (_dir, log) = embedded().await;
+    a_seated_round_opens_on_the_referee_with_the_seated_header(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_seated_round_opens_on_the_referee_with_the_seated_header() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-open").await;
+    a_seated_round_opens_on_the_referee_with_the_seated_header(log).await;
+}
