@@ -323,6 +323,9 @@ impl<'a> Tx<'a> {
 
     fn command(&mut self, cmd: &Command) -> Check {
         let c = *self.c();
+        if c.step == Step::BeforeDeal {
+            return Err(self.wrong_phase(Topic::General, "a command", "команда"));
+        }
         if c.result.is_some() {
             // The result is fixed, but discipline holds until the final last
             // words end (classic §6.9, rfm §5.15, ua §1.9).
@@ -599,6 +602,7 @@ pub fn describe_step(step: &Step) -> String {
         Step::LastWords { seat, .. } => format!("last words of player {seat}"),
         Step::Night { action, .. } => format!("night, {action:?}"),
         Step::BestMove { seat, .. } => format!("best move of player {seat}"),
+        Step::BeforeDeal => "before the deal".into(),
         Step::Ended => "the game is over".into(),
     }
 }
