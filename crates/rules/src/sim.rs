@@ -349,7 +349,13 @@ pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
         let at = *at;
         let other = |rng: &mut R| Seat::all().nth(rng.gen_range(0..crate::SEATS));
         let (decoy, aimed) = match *cmd {
-            Command::Shot { by, .. } => (Some(Command::Shot { by, target: other(rng) }), None),
+            Command::Shot { by, .. } => (
+                Some(Command::Shot {
+                    by,
+                    target: other(rng),
+                }),
+                None,
+            ),
             Command::DonCheck { .. } => {
                 let c = Command::DonCheck { target: other(rng) };
                 (Some(c.clone()), Some(c))
@@ -392,4 +398,3 @@ pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
         game,
     }
 }
-

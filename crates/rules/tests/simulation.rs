@@ -204,11 +204,18 @@ fn a_hidden_twin_differs_in_hidden_facts_and_command_numbers() {
     let mut differ = 0;
     for seed in 0..20 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let sim = simulate(RuleSetId::ALL[seed as usize % RuleSetId::ALL.len()], &mut rng, 0);
+        let sim = simulate(
+            RuleSetId::ALL[seed as usize % RuleSetId::ALL.len()],
+            &mut rng,
+            0,
+        );
         let twin = mafia_rules::sim::hidden_twin(&sim, &mut rng);
         if twin.commands.len() > sim.commands.len() && twin.events != sim.events {
             differ += 1;
         }
     }
-    assert!(differ >= 15, "only {differ} of 20 twins took back a hidden command");
+    assert!(
+        differ >= 15,
+        "only {differ} of 20 twins took back a hidden command"
+    );
 }
