@@ -6,7 +6,20 @@
 use crate::params::RuleSetId::{self, *};
 use crate::violation::{Code, Topic};
 
-pub(crate) fn clause(code: Code, topic: Topic, rules: RuleSetId) -> &'static str {
+impl Code {
+    /// The clause of the rule set's source that the code enforces.
+    pub fn clause(self, rules: RuleSetId) -> &'static str {
+        self.clause_on(Topic::General, rules)
+    }
+
+    /// The clause for the code refused about `topic`: a command out of its
+    /// step cites the clause of the step it belongs to.
+    pub fn clause_on(self, topic: Topic, rules: RuleSetId) -> &'static str {
+        clause(self, topic, rules)
+    }
+}
+
+fn clause(code: Code, topic: Topic, rules: RuleSetId) -> &'static str {
     let specific = match code {
         Code::WrongPhase => step_clause(topic, rules),
         // club has no nominations: its players decide whether to vote at all.

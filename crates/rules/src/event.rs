@@ -24,6 +24,9 @@ pub enum Audience {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Step {
+    /// A game created but not yet dealt: no cards, nothing to hide, no
+    /// command taken (`Game::new` deals). Never stored: no event starts it.
+    BeforeDeal,
     Night0 {
         index: u8,
         step: Night0Step,
@@ -311,12 +314,19 @@ pub enum Event {
     },
     /// The accepted command number `cmd` was taken back. `public`: whether
     /// the public saw anything of it (undoing a shot is nobody's business).
-    /// The public's copy has `cmd` 0: command numbers would count hidden
-    /// commands.
+    /// The public's copy has no `cmd` (0 here, left out of its JSON):
+    /// command numbers would count hidden commands. A stored undo always
+    /// names a command (numbers start at 1), so stored records keep their
+    /// shape.
     Undone {
+        #[serde(default, skip_serializing_if = "is_zero")]
         cmd: u32,
         public: bool,
     },
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Event {

@@ -323,6 +323,9 @@ impl<'a> Tx<'a> {
 
     fn command(&mut self, cmd: &Command) -> Check {
         let c = *self.c();
+        if c.step == Step::BeforeDeal {
+            return Err(self.wrong_phase(Topic::General, "a command", "команда"));
+        }
         if c.result.is_some() {
             // The result is fixed, but discipline holds until the final last
             // words end (classic §6.9, rfm §5.15, ua §1.9).
@@ -351,181 +354,26 @@ impl<'a> Tx<'a> {
         }
         match *cmd {
             Command::NextStep => self.next_step(),
-            Command::StartSpeech { seat } => {
-                self.need_speaker(seat)?;
-                if c.speech_started_at.is_some() {
-                    return Err(self.wrong_phase(
-                        Topic::Speech,
-                        "starting the speech again",
-                        "повторный старт речи",
-                    ));
-                }
-                self.emit(Event::SpeechStarted { seat });
-                Ok(())
-            }
-            Command::EndSpeech { seat, timeout } => {
-                let tie = self.need_speaker(seat)?;
-                self.emit(Event::SpeechEnded { seat, timeout });
-                if tie {
-                    self.next_tie_turn();
-                } else {
-                    self.next_turn();
-                }
-                Ok(())
-            }
+            Command::StartSpeech { seat } => self.start_speech(seat),
+            Command::EndSpeech { seat, timeout } => self.end_speech(seat, timeout),
             Command::Nominate { by, target } => self.nominate(by, target),
             Command::Withdraw { by } => self.withdraw(by),
             Command::Foul { seat } => self.foul(seat),
-            Command::TechnicalFoul { seat } => {
-                let Some(limit) = self.p.fouls.technical_remove_at else {
-                    return Err(self.not_in_rules(
-                        Topic::General,
-                        "technical fouls",
-                        "технических фолов",
-                    ));
-                };
-                self.need_alive_or_speaking(seat)?;
-                let count = c.seats[seat.index()].technical_fouls + 1;
-                self.emit(Event::TechnicalFouled { seat, count });
-                if count >= limit {
-                    if c.alive(seat) {
-                        self.remove(seat, Cause::TechnicalFouls);
-                    } else {
-                        // In his own last words: he loses the rest of them.
-                        self.next_words();
-                    }
-                }
-                Ok(())
-            }
-            Command::Penalty { seat, kind } => {
-                if !self.p.fouls.penalties {
-                    return Err(self.not_in_rules(
-                        Topic::General,
-                        "penalty points",
-                        "штрафных баллов",
-                    ));
-                }
-                self.need_alive_or_speaking(seat)?;
-                self.emit(Event::Penalized { seat, kind });
-                Ok(())
-            }
-            Command::YellowCard { seat } => {
-                self.need_alive_or_speaking(seat)?;
-                self.emit(Event::YellowCarded { seat });
-                Ok(())
-            }
+            Command::TechnicalFoul { seat } => self.technical_foul(seat),
+            Command::Penalty { seat, kind } => self.penalty(seat, kind),
+            Command::YellowCard { seat } => self.yellow_card(seat),
             Command::Disqualify { seat } => self.disqualify(seat),
-            Command::OppositeTeamVictory { seat } => {
-                let loser = c.role(seat).team();
-                self.emit(Event::OppositeTeamVictory { seat });
-                self.end(Outcome {
-                    winner: Some(loser.opposite()),
-                    reason: EndReason::OppositeTeamVictory,
-                });
-                self.emit(Event::StepStarted { step: Step::Ended });
-                Ok(())
-            }
-            Command::VoteCall { yes } => {
-                if c.step != Step::VoteCall {
-                    return Err(self.wrong_phase(
-                        Topic::Vote,
-                        "asking whether to vote",
-                        "опрос о голосовании",
-                    ));
-                }
-                self.need_voters(yes)?;
-                let held = yes.len() * 2 >= c.living().len();
-                self.emit(Event::VoteCalled { yes, held });
-                if held {
-                    self.start_rollcall(c.living().iter().collect(), 0);
-                } else {
-                    self.emit(Event::VoteSkipped {
-                        reason: NoVote::NotWanted,
-                    });
-                    self.start_night();
-                }
-                Ok(())
-            }
+            Command::OppositeTeamVictory { seat } => self.opposite_team_victory(seat),
+            Command::VoteCall { yes } => self.vote_call(yes),
             Command::Vote { nominee, hands } => self.vote(nominee, hands),
             Command::Ballot { voter, target } => self.ballot(voter, target),
-            Command::Lift { hands } => {
-                if c.step != Step::Lift {
-                    return Err(self.wrong_phase(
-                        Topic::Lift,
-                        "the lift vote",
-                        "голосование за подъём",
-                    ));
-                }
-                self.need_voters(hands)?;
-                let passed = hands.len() * 2 > c.living().len();
-                self.emit(Event::LiftVoted { hands, passed });
-                if passed {
-                    let seats = c.candidates.filtered(c.living());
-                    self.leave(seats, Cause::Lift);
-                } else {
-                    self.start_night();
-                }
-                Ok(())
-            }
-            Command::EndLastWords { seat } => {
-                let Step::LastWords {
-                    seat: s, testament, ..
-                } = c.step
-                else {
-                    return Err(self.wrong_phase(
-                        Topic::LastWords,
-                        "ending last words",
-                        "завершение последней речи",
-                    ));
-                };
-                if s != seat {
-                    return Err(self.not_your_turn(s, seat));
-                }
-                if !testament && self.p.testament_secs > 0 && c.result.is_none() {
-                    self.emit(Event::StepStarted {
-                        step: Step::LastWords {
-                            seat,
-                            secs: self.p.testament_secs,
-                            testament: true,
-                        },
-                    });
-                } else {
-                    self.next_words();
-                }
-                Ok(())
-            }
+            Command::Lift { hands } => self.lift(hands),
+            Command::EndLastWords { seat } => self.end_last_words(seat),
             Command::StartShooting => self.start_shooting(),
             Command::Shot { by, target } => self.shoot(by, target),
-            Command::DonCheck { target } => {
-                self.need_night_action(NightAction::DonCheck)?;
-                let sheriff = target.is_some_and(|t| c.role(t) == Role::Sheriff);
-                self.emit(Event::DonChecked { target, sheriff });
-                self.next_night_action(Some(NightAction::DonCheck));
-                Ok(())
-            }
-            Command::SheriffCheck { target } => {
-                if let Step::Night0 { .. } = c.step {
-                    return Err(self.err(
-                        Code::NoSheriffCheckOnNight0,
-                        "the Sheriff does not check on night 0".into(),
-                        "в нулевую ночь Шериф не проверяет".into(),
-                    ));
-                }
-                self.need_night_action(NightAction::SheriffCheck)?;
-                let black = target.is_some_and(|t| c.role(t).team() == Team::Black);
-                self.emit(Event::SheriffChecked { target, black });
-                self.next_night_action(Some(NightAction::SheriffCheck));
-                Ok(())
-            }
-            Command::BeautyPick { target } => {
-                self.need_night_action(NightAction::BeautyPick)?;
-                if let Some(t) = target {
-                    self.need_alive(t)?;
-                }
-                self.emit(Event::BeautyPicked { target });
-                self.next_night_action(Some(NightAction::BeautyPick));
-                Ok(())
-            }
+            Command::DonCheck { target } => self.don_check(target),
+            Command::SheriffCheck { target } => self.sheriff_check(target),
+            Command::BeautyPick { target } => self.beauty_pick(target),
             Command::BestMove { seat, named } => self.best_move(seat, named),
             Command::Undo => unreachable!("Game::apply handles undo"),
         }
@@ -599,6 +447,7 @@ pub fn describe_step(step: &Step) -> String {
         Step::LastWords { seat, .. } => format!("last words of player {seat}"),
         Step::Night { action, .. } => format!("night, {action:?}"),
         Step::BestMove { seat, .. } => format!("best move of player {seat}"),
+        Step::BeforeDeal => "before the deal".into(),
         Step::Ended => "the game is over".into(),
     }
 }

@@ -179,7 +179,8 @@ impl Game {
                 Prompt::new(expect, secs)
             }
             Step::BestMove { seat, secs } => Prompt::new(Expect::BestMove { seat }, secs),
-            Step::Ended => Prompt::new(Expect::GameOver, 0),
+            // Nothing is asked of the judge: `Game::new` deals.
+            Step::Ended | Step::BeforeDeal => Prompt::new(Expect::GameOver, 0),
         })
     }
 }

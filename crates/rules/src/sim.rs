@@ -323,3 +323,78 @@ pub fn command_from_bytes(op: u8, a: u8, b: u8) -> Command {
         _ => Command::Undo,
     }
 }
+
+/// The same game with other hidden facts: each night check aims elsewhere
+/// when the rules allow it, and before some night commands the judge
+/// enters another shot or check and takes it back. Every public fact stays
+/// the same (same result, same public events at the same times); only
+/// what the public must not learn differs, including how many commands
+/// were entered. For tests of what the public sees.
+pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
+    let (mut game, mut events) = Game::new(sim.setup.clone(), sim.events[0].at);
+    let mut commands = Vec::new();
+    // Hidden: every event it makes is hidden from the public.
+    let try_hidden = |game: &mut Game, cmd: &Command, at: i64| -> Option<Vec<Envelope>> {
+        let mut probe = game.clone();
+        let evs = probe.apply(cmd, at).ok()?;
+        let hidden = evs
+            .iter()
+            .all(|e| e.event.for_audience(crate::Audience::Public).is_none());
+        hidden.then(|| {
+            *game = probe;
+            evs
+        })
+    };
+    for (at, cmd) in &sim.commands {
+        let at = *at;
+        let other = |rng: &mut R| Seat::all().nth(rng.gen_range(0..crate::SEATS));
+        let (decoy, aimed) = match *cmd {
+            Command::Shot { by, .. } => (
+                Some(Command::Shot {
+                    by,
+                    target: other(rng),
+                }),
+                None,
+            ),
+            Command::DonCheck { .. } => {
+                let c = Command::DonCheck { target: other(rng) };
+                (Some(c.clone()), Some(c))
+            }
+            Command::SheriffCheck { .. } => {
+                let c = Command::SheriffCheck { target: other(rng) };
+                (Some(c.clone()), Some(c))
+            }
+            _ => (None, None),
+        };
+        if let Some(decoy) = decoy.filter(|_| rng.gen_bool(0.5)) {
+            let mut probe = game.clone();
+            if let Some(mut evs) = try_hidden(&mut probe, &decoy, at) {
+                if let Some(undo) = try_hidden(&mut probe, &Command::Undo, at) {
+                    evs.extend(undo);
+                    game = probe;
+                    events.extend(evs);
+                    commands.push((at, decoy));
+                    commands.push((at, Command::Undo));
+                }
+            }
+        }
+        // A check's result binds nothing later: the rest of the game is
+        // accepted as it was.
+        if let Some(evs) = aimed.as_ref().and_then(|c| try_hidden(&mut game, c, at)) {
+            events.extend(evs);
+            commands.push((at, aimed.expect("applied")));
+        } else {
+            let evs = game
+                .apply(cmd, at)
+                .unwrap_or_else(|v| panic!("twin refused {cmd:?}: {v}"));
+            events.extend(evs);
+            commands.push((at, cmd.clone()));
+        }
+    }
+    SimulatedGame {
+        setup: sim.setup.clone(),
+        commands,
+        events,
+        game,
+    }
+}

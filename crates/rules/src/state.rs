@@ -126,7 +126,7 @@ impl Core {
         Core {
             roles,
             seats: [SeatState::default(); SEATS],
-            step: Step::Ended,
+            step: Step::BeforeDeal,
             step_started_at: 0,
             speech_started_at: None,
             day: 0,

@@ -1,8 +1,8 @@
 //! What each audience sees of a game. The only place hidden facts are
 //! filtered: services render these views and never look at roles themselves.
 
-use crate::event::{Audience, Envelope, Outcome, Step};
-use crate::game::Game;
+use crate::event::{Audience, Envelope, Event, Outcome, Step};
+use crate::game::{Game, ReplayError};
 use crate::params::RuleSetId;
 use crate::prompt::Prompt;
 use crate::role::Role;
@@ -77,6 +77,8 @@ impl Game {
         let c = self.core();
         let over = c.result.is_some();
         let hide = audience == Audience::Public && !over;
+        // No cards are dealt yet: only the judge knows the deal to come.
+        let undealt = c.step == Step::BeforeDeal && audience != Audience::Judge;
         let night = c.is_night();
         let seats = Seat::all()
             .map(|s| {
@@ -101,7 +103,7 @@ impl Game {
                     big_penalties: st.big_penalties,
                     yellow_cards: st.yellow_cards,
                     muted: st.mute.is_some_and(|m| m.day == c.day && !night),
-                    role: (!hide).then_some(c.role(s)),
+                    role: (!hide && !undealt).then_some(c.role(s)),
                 }
             })
             .collect();
@@ -144,6 +146,70 @@ impl Game {
             result: c.result,
             prompt: (audience == Audience::Judge).then(|| self.expected()),
         }
+    }
+}
+
+/// One event as an audience sees it, numbered in that audience's own
+/// sequence: for the public, the count of events it has seen, with no
+/// command number (both would count hidden night commands otherwise); for
+/// the broadcast and the judges, the engine's own numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shown {
+    pub seq: u32,
+    pub at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<u32>,
+    pub event: Event,
+}
+
+/// What every audience sees of one folded event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// `None`: the public sees nothing of it.
+    pub public: Option<Shown>,
+    /// The broadcast's (once its delay is over) and the judges'.
+    pub full: Shown,
+}
+
+impl Seen {
+    pub fn for_audience(&self, audience: Audience) -> Option<Shown> {
+        match audience {
+            Audience::Public => self.public,
+            Audience::Broadcast | Audience::Judge => Some(self.full),
+        }
+    }
+}
+
+impl Game {
+    /// Folds one stored event, like [`Game::fold`], and says what each
+    /// audience sees of it. The views and numbers here are the only ones a
+    /// service forwards: it never filters or renumbers events itself.
+    pub fn fold_seen(&mut self, env: &Envelope) -> Result<Seen, ReplayError> {
+        let was_over = self.result().is_some();
+        let public_before = self.public_seq();
+        self.fold(env)?;
+        let public = (self.public_seq() > public_before).then(|| Shown {
+            seq: self.public_seq(),
+            at: env.at,
+            cmd: None,
+            // Once the result is known the whole history may be shown.
+            event: if was_over {
+                env.event
+            } else {
+                env.event
+                    .for_audience(Audience::Public)
+                    .expect("counted as public")
+            },
+        });
+        Ok(Seen {
+            public,
+            full: Shown {
+                seq: env.seq,
+                at: env.at,
+                cmd: Some(env.cmd),
+                event: env.event,
+            },
+        })
     }
 }
 

@@ -108,18 +108,10 @@ impl Code {
             Code::NoFoulAfterResult => "no_foul_after_result",
         }
     }
-
-    /// The clause of the rule set's source that the code enforces.
-    pub fn clause(self, rules: RuleSetId) -> &'static str {
-        self.clause_on(Topic::General, rules)
-    }
-
-    /// The clause for the code refused about `topic`: a command out of its
-    /// step cites the clause of the step it belongs to.
-    pub fn clause_on(self, topic: Topic, rules: RuleSetId) -> &'static str {
-        crate::clauses::clause(self, topic, rules)
-    }
 }
+
+// `Code::clause` and `Code::clause_on` are in `clauses.rs`: the table of
+// clauses depends on the codes, never the other way round.
 
 /// What a refused command was about, where the code alone does not say
 /// which clause applies (`Code::WrongPhase`: the clause of the step the

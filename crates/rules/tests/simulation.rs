@@ -158,3 +158,64 @@ fn simulated_games_cover_every_kind_of_ending() {
     assert!(seen.contains(&(RuleSetId::Rfm, NoDepartures)));
     assert!(seen.contains(&(RuleSetId::Club, NightsWithoutKill)));
 }
+
+/// The public's stream of a game: each event it sees, in its numbering,
+/// with its view after it.
+fn public_stream(sim: &mafia_rules::sim::SimulatedGame) -> Vec<(mafia_rules::view::Shown, String)> {
+    let mut game = Game::replay(sim.setup.clone(), std::iter::empty()).unwrap();
+    let mut out = Vec::new();
+    for e in &sim.events {
+        if let Some(shown) = game.fold_seen(e).unwrap().public {
+            let view = serde_json::to_string(&game.view(Audience::Public)).unwrap();
+            out.push((shown, view));
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Issue 8 #1: command numbers, event numbers, times and views seen by
+    /// the public are the same for two games that differ only in hidden
+    /// facts (other checks, shots entered and taken back).
+    #[test]
+    fn games_differing_only_in_hidden_facts_look_the_same_to_the_public(
+        rules in rules(),
+        seed in any::<u64>(),
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(rules, &mut rng, 0);
+        let twin = mafia_rules::sim::hidden_twin(&sim, &mut rng);
+        prop_assert_eq!(twin.game.result(), sim.game.result());
+        let (a, b) = (public_stream(&sim), public_stream(&twin));
+        prop_assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            prop_assert_eq!(x, y);
+            prop_assert!(x.0.cmd.is_none());
+            let json = serde_json::to_value(x.0).unwrap();
+            prop_assert!(json["event"].get("cmd").is_none(), "{}", json);
+        }
+    }
+}
+
+#[test]
+fn a_hidden_twin_differs_in_hidden_facts_and_command_numbers() {
+    let mut differ = 0;
+    for seed in 0..20 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(
+            RuleSetId::ALL[seed as usize % RuleSetId::ALL.len()],
+            &mut rng,
+            0,
+        );
+        let twin = mafia_rules::sim::hidden_twin(&sim, &mut rng);
+        if twin.commands.len() > sim.commands.len() && twin.events != sim.events {
+            differ += 1;
+        }
+    }
+    assert!(
+        differ >= 15,
+        "only {differ} of 20 twins took back a hidden command"
+    );
+}

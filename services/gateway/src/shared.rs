@@ -726,7 +726,7 @@ fn start_member(
                     let v = serde_json::to_value(e).unwrap_or_default();
                     queue.push_back(plan.execute_event(&v));
                 }
-                let last = evs.last().map_or(after, |e| e.seq.max(after));
+                let last = evs.last().map_or(after, |e| u64::from(e.seq).max(after));
                 // Live deltas resume after both the backlog and the
                 // catch-up point.
                 seen = last.max(seq).max(after);

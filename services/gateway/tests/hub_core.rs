@@ -189,3 +189,83 @@ fn an_unreadable_event_is_refused_and_changes_nothing() {
     assert_eq!(core.state("g", Audience::Judge).unwrap().seq, 0);
     assert_eq!(core.poll_timeout(), None);
 }
+
+/// Everything the public gets of game "g" when `sim`'s events arrive live,
+/// each at its own time: the table and hall messages with the instant they
+/// were sent, then the events GraphQL's `events` and a resuming raw-feed
+/// subscriber would be given, and the public state.
+fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
+    let mut core = core();
+    core.add_game("g", &serde_json::to_vec(&header(sim, 1)).unwrap())
+        .unwrap();
+    let t0 = Instant::now();
+    let start = sim.events[0].at;
+    let mut seen = Vec::new();
+    for e in &sim.events {
+        let now = at(t0 + Duration::from_millis((e.at - start) as u64), e.at);
+        let mut out = Vec::new();
+        core.handle_event("g", e.seq as u64, &payload(e), Arrival::Live, now, &mut out)
+            .unwrap();
+        let public: Vec<_> = out
+            .iter()
+            .filter(|t| match &t.route {
+                Route::Table { audience, .. } | Route::Hall { audience, .. } => {
+                    *audience == Audience::Public
+                }
+            })
+            .map(|t| String::from_utf8_lossy(&t.msg).into_owned())
+            .collect();
+        if !public.is_empty() {
+            seen.push(format!("at {}: {} messages", e.at, public.len()));
+            seen.extend(public);
+        }
+    }
+    let events = core.events("g", Audience::Public, 0, usize::MAX).unwrap();
+    seen.push(serde_json::to_string(&events).unwrap());
+    for from in [None, Some(0), Some(3)] {
+        let (msgs, seq) = core.catch_up("g", Audience::Public, from).unwrap();
+        seen.push(format!("catch-up from {from:?} to {seq}"));
+        seen.extend(msgs.iter().map(|m| String::from_utf8_lossy(m).into_owned()));
+    }
+    seen.push(core.state("g", Audience::Public).unwrap().view.to_string());
+    seen
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 40, ..Default::default() })]
+
+    /// Issue 8 #1: nothing the public gets (messages, their numbering, how
+    /// many go at once, their times, `events`, catch-up) differs between
+    /// two games that differ only in hidden facts.
+    #[test]
+    fn the_public_feed_of_games_differing_only_in_hidden_facts_is_the_same(
+        rules in proptest::sample::select(RuleSetId::ALL.to_vec()),
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let sim = mafia_rules::sim::simulate(rules, &mut rng, 1_700_000_000_000);
+        let twin = mafia_rules::sim::hidden_twin(&sim, &mut rng);
+        let (a, b) = (public_side(&sim), public_side(&twin));
+        proptest::prop_assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            proptest::prop_assert_eq!(x, y);
+            proptest::prop_assert!(!x.contains("\"cmd\""), "{}", x);
+        }
+    }
+}
+
+#[test]
+fn a_game_before_its_deal_is_shown_as_such_to_every_audience() {
+    let (core, _, _) = with_game();
+    for a in [Audience::Public, Audience::Broadcast] {
+        let view = core.state("g", a).unwrap().view;
+        assert_eq!(view["step"]["kind"], "before_deal", "{a:?}");
+        assert!(view["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["role"].is_null()));
+        assert_eq!(view["seq"], 0);
+    }
+}

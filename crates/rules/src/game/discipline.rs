@@ -3,6 +3,52 @@
 use super::*;
 
 impl Tx<'_> {
+    pub(super) fn technical_foul(&mut self, seat: Seat) -> Check {
+        let c = *self.c();
+        let Some(limit) = self.p.fouls.technical_remove_at else {
+            return Err(self.not_in_rules(Topic::General, "technical fouls", "технических фолов"));
+        };
+        self.need_alive_or_speaking(seat)?;
+        let count = c.seats[seat.index()].technical_fouls + 1;
+        self.emit(Event::TechnicalFouled { seat, count });
+        if count >= limit {
+            if c.alive(seat) {
+                self.remove(seat, Cause::TechnicalFouls);
+            } else {
+                // In his own last words: he loses the rest of them.
+                self.next_words();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn penalty(&mut self, seat: Seat, kind: crate::command::PenaltyKind) -> Check {
+        if !self.p.fouls.penalties {
+            return Err(self.not_in_rules(Topic::General, "penalty points", "штрафных баллов"));
+        }
+        self.need_alive_or_speaking(seat)?;
+        self.emit(Event::Penalized { seat, kind });
+        Ok(())
+    }
+
+    pub(super) fn yellow_card(&mut self, seat: Seat) -> Check {
+        self.need_alive_or_speaking(seat)?;
+        self.emit(Event::YellowCarded { seat });
+        Ok(())
+    }
+
+    pub(super) fn opposite_team_victory(&mut self, seat: Seat) -> Check {
+        let c = *self.c();
+        let loser = c.role(seat).team();
+        self.emit(Event::OppositeTeamVictory { seat });
+        self.end(Outcome {
+            winner: Some(loser.opposite()),
+            reason: EndReason::OppositeTeamVictory,
+        });
+        self.emit(Event::StepStarted { step: Step::Ended });
+        Ok(())
+    }
+
     pub(super) fn foul(&mut self, seat: Seat) -> Check {
         self.need_alive_or_speaking(seat)?;
         let c = *self.c();

@@ -3,6 +3,41 @@
 use super::*;
 
 impl Tx<'_> {
+    pub(super) fn don_check(&mut self, target: Option<Seat>) -> Check {
+        let c = *self.c();
+        self.need_night_action(NightAction::DonCheck)?;
+        let sheriff = target.is_some_and(|t| c.role(t) == Role::Sheriff);
+        self.emit(Event::DonChecked { target, sheriff });
+        self.next_night_action(Some(NightAction::DonCheck));
+        Ok(())
+    }
+
+    pub(super) fn sheriff_check(&mut self, target: Option<Seat>) -> Check {
+        let c = *self.c();
+        if let Step::Night0 { .. } = c.step {
+            return Err(self.err(
+                Code::NoSheriffCheckOnNight0,
+                "the Sheriff does not check on night 0".into(),
+                "в нулевую ночь Шериф не проверяет".into(),
+            ));
+        }
+        self.need_night_action(NightAction::SheriffCheck)?;
+        let black = target.is_some_and(|t| c.role(t).team() == Team::Black);
+        self.emit(Event::SheriffChecked { target, black });
+        self.next_night_action(Some(NightAction::SheriffCheck));
+        Ok(())
+    }
+
+    pub(super) fn beauty_pick(&mut self, target: Option<Seat>) -> Check {
+        self.need_night_action(NightAction::BeautyPick)?;
+        if let Some(t) = target {
+            self.need_alive(t)?;
+        }
+        self.emit(Event::BeautyPicked { target });
+        self.next_night_action(Some(NightAction::BeautyPick));
+        Ok(())
+    }
+
     /// "Mafia, shoot": from here a violation is one "during the shooting"
     /// (ua §5.6, rfm §5.17).
     pub(super) fn start_shooting(&mut self) -> Check {

@@ -4,6 +4,31 @@
 use super::*;
 
 impl Tx<'_> {
+    pub(super) fn start_speech(&mut self, seat: Seat) -> Check {
+        let c = *self.c();
+        self.need_speaker(seat)?;
+        if c.speech_started_at.is_some() {
+            return Err(self.wrong_phase(
+                Topic::Speech,
+                "starting the speech again",
+                "повторный старт речи",
+            ));
+        }
+        self.emit(Event::SpeechStarted { seat });
+        Ok(())
+    }
+
+    pub(super) fn end_speech(&mut self, seat: Seat, timeout: bool) -> Check {
+        let tie = self.need_speaker(seat)?;
+        self.emit(Event::SpeechEnded { seat, timeout });
+        if tie {
+            self.next_tie_turn();
+        } else {
+            self.next_turn();
+        }
+        Ok(())
+    }
+
     pub(super) fn next_step(&mut self) -> Check {
         match self.c().step {
             Step::Night0 { index, .. } => {

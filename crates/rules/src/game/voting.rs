@@ -3,6 +3,75 @@
 use super::*;
 
 impl Tx<'_> {
+    pub(super) fn vote_call(&mut self, yes: SeatSet) -> Check {
+        let c = *self.c();
+        if c.step != Step::VoteCall {
+            return Err(self.wrong_phase(
+                Topic::Vote,
+                "asking whether to vote",
+                "опрос о голосовании",
+            ));
+        }
+        self.need_voters(yes)?;
+        let held = yes.len() * 2 >= c.living().len();
+        self.emit(Event::VoteCalled { yes, held });
+        if held {
+            self.start_rollcall(c.living().iter().collect(), 0);
+        } else {
+            self.emit(Event::VoteSkipped {
+                reason: NoVote::NotWanted,
+            });
+            self.start_night();
+        }
+        Ok(())
+    }
+
+    pub(super) fn lift(&mut self, hands: SeatSet) -> Check {
+        let c = *self.c();
+        if c.step != Step::Lift {
+            return Err(self.wrong_phase(Topic::Lift, "the lift vote", "голосование за подъём"));
+        }
+        self.need_voters(hands)?;
+        let passed = hands.len() * 2 > c.living().len();
+        self.emit(Event::LiftVoted { hands, passed });
+        if passed {
+            let seats = c.candidates.filtered(c.living());
+            self.leave(seats, Cause::Lift);
+        } else {
+            self.start_night();
+        }
+        Ok(())
+    }
+
+    pub(super) fn end_last_words(&mut self, seat: Seat) -> Check {
+        let c = *self.c();
+        let Step::LastWords {
+            seat: s, testament, ..
+        } = c.step
+        else {
+            return Err(self.wrong_phase(
+                Topic::LastWords,
+                "ending last words",
+                "завершение последней речи",
+            ));
+        };
+        if s != seat {
+            return Err(self.not_your_turn(s, seat));
+        }
+        if !testament && self.p.testament_secs > 0 && c.result.is_none() {
+            self.emit(Event::StepStarted {
+                step: Step::LastWords {
+                    seat,
+                    secs: self.p.testament_secs,
+                    testament: true,
+                },
+            });
+        } else {
+            self.next_words();
+        }
+        Ok(())
+    }
+
     pub(super) fn vote(&mut self, nominee: Seat, hands: SeatSet) -> Check {
         let c = *self.c();
         if !matches!(c.step, Step::Voting { .. }) {

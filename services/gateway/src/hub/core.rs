@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mafia_record::{Header, LoggedEvent};
+use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Envelope, Game};
 use serde_json::json;
 
@@ -135,15 +136,14 @@ impl HubCore {
                 return Err(CoreError::Header(e));
             }
         };
-        let fresh = Game::replay(setup.clone(), std::iter::empty()).expect("no events");
-        let (dealt, _) = Game::new(setup, 0);
+        let fresh = Game::replay(setup, std::iter::empty()).expect("no events");
         let game = GameCore {
             id: Arc::from(id),
             info: TableInfo::new(id, &header),
+            feeds: AUDIENCES.map(|a| Feed::new(a, id, &fresh)),
             live: fresh.clone(),
             delayed: fresh,
             pending: VecDeque::new(),
-            feeds: AUDIENCES.map(|a| Feed::new(a, id, &dealt)),
         };
         self.games.insert(id.to_owned(), game);
         Ok(())
@@ -174,12 +174,12 @@ impl HubCore {
         if env.seq as u64 <= g.live.seq() as u64 {
             return Ok(false);
         }
-        g.live.fold(&env).map_err(|e| CoreError::Misfit {
+        let seen = g.live.fold_seen(&env).map_err(|e| CoreError::Misfit {
             seq,
             why: e.to_string(),
         })?;
         for a in [Audience::Public, Audience::Judge] {
-            publish(g, a, &env, self.config.history, out);
+            publish(g, a, seen.for_audience(a), self.config.history, out);
         }
         let delay = self.config.broadcast_delay;
         let due = match arrival {
@@ -207,10 +207,11 @@ impl HubCore {
             };
             while g.pending.front().is_some_and(|(due, _)| *due <= now) {
                 let (_, env) = g.pending.pop_front().expect("checked");
-                if g.delayed.fold(&env).is_err() {
+                let Ok(seen) = g.delayed.fold_seen(&env) else {
                     continue;
-                }
-                publish(g, Audience::Broadcast, &env, self.config.history, out);
+                };
+                let shown = seen.for_audience(Audience::Broadcast);
+                publish(g, Audience::Broadcast, shown, self.config.history, out);
             }
         }
     }
@@ -299,13 +300,19 @@ impl HubCore {
     }
 }
 
-fn publish(g: &mut GameCore, a: Audience, env: &Envelope, history: usize, out: &mut Vec<Transmit>) {
+fn publish(
+    g: &mut GameCore,
+    a: Audience,
+    shown: Option<Shown>,
+    history: usize,
+    out: &mut Vec<Transmit>,
+) {
     let game = if a == Audience::Broadcast {
         &g.delayed
     } else {
         &g.live
     };
-    if let Some(p) = g.feeds[slot(a)].push(&g.id, env, game, history) {
+    if let Some(p) = g.feeds[slot(a)].push(&g.id, shown, game, history) {
         out.push(Transmit {
             route: Route::Table {
                 game: g.id.clone(),

@@ -4,7 +4,8 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use mafia_rules::{Audience, Envelope, Game};
+use mafia_rules::view::Shown;
+use mafia_rules::{Audience, Game};
 use serde_json::{json, Value};
 
 use super::table::AudienceEvent;
@@ -34,9 +35,7 @@ pub(crate) struct Pushed {
 }
 
 impl Feed {
-    /// `start` is the game as it stands right after its deal: the engine
-    /// shows a game with no events yet as ended, roles and all, so the
-    /// table's first snapshot is rendered from the dealt game instead.
+    /// `start` is the game before its deal, which the engine shows as such.
     pub(crate) fn new(audience: Audience, game_id: &str, start: &Game) -> Feed {
         let mut feed = Feed {
             audience,
@@ -52,10 +51,7 @@ impl Feed {
     }
 
     fn render(&self, game: &Game) -> Value {
-        let mut v = serde_json::to_value(game.view(self.audience)).expect("views serialize");
-        // The engine numbers every event; the public must not count hidden ones.
-        v["seq"] = json!(self.seq);
-        v
+        serde_json::to_value(game.view(self.audience)).expect("views serialize")
     }
 
     fn encode_snapshot(&self, game_id: &str) -> Bytes {
@@ -67,34 +63,22 @@ impl Feed {
         }))
     }
 
-    /// Folds the event into the feed if this audience may see it.
+    /// Publishes what the engine shows this audience of one event (`None`:
+    /// nothing), with the engine's numbering and its view of `game`, which
+    /// has just folded the event.
     pub(crate) fn push(
         &mut self,
         game_id: &str,
-        env: &Envelope,
+        shown: Option<Shown>,
         game: &Game,
         history: usize,
     ) -> Option<Pushed> {
-        // Once the game has a result the whole history may be shown (as in
-        // `view::events_for`). Not `is_over()`: a game that has folded only
-        // its deal is still at the engine's initial `Step::Ended`.
-        let over = game.result().is_some();
-        let event = if over {
-            Some(env.event)
-        } else {
-            env.event.for_audience(self.audience)
-        }?;
-        self.over = over;
-        self.seq += 1;
+        let event = shown?;
+        self.over = game.result().is_some();
+        self.seq = event.seq as u64;
         let view = self.render(game);
         let patch = patch::diff(&self.view, &view).unwrap_or_else(|| json!({}));
         self.view = view;
-        let event = AudienceEvent {
-            seq: self.seq,
-            at: env.at,
-            cmd: (self.audience != Audience::Public).then_some(env.cmd),
-            event,
-        };
         let delta = encode(&json!({
             "type": "delta",
             "game_id": game_id,

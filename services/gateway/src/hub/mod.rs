@@ -9,10 +9,10 @@
 //! reads the clock, keeps the subscribers' queues (`sink.rs`), and has one
 //! timer, set to the core's next deadline, for all delayed events.
 //!
-//! Hidden facts are filtered by the engine alone (`Game::view`,
-//! `Event::for_audience`). The hub adds only what the engine cannot know:
-//! the broadcast delay, and a per-audience sequence for the public so that
-//! gaps in the numbering do not reveal how many hidden events happened.
+//! Hidden facts are filtered, and each audience's events numbered, by the
+//! engine alone (`Game::fold_seen`, `Game::view`): the hub forwards what
+//! it is given and adds only what the engine cannot know, the broadcast
+//! delay.
 
 mod core;
 mod feed;

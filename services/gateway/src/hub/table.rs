@@ -37,19 +37,11 @@ pub struct TableState {
     pub info: TableInfo,
     /// The audience's sequence number of the last event in `view`.
     pub seq: u64,
-    /// The engine's `GameView` as JSON, `seq` set to the audience's.
+    /// The engine's `GameView` for the audience as JSON.
     pub view: Value,
     pub over: bool,
 }
 
-/// One event as an audience sees it, numbered in that audience's sequence.
-#[derive(Clone, Debug, Serialize)]
-pub struct AudienceEvent {
-    pub seq: u64,
-    pub at: i64,
-    /// The accepted command's number; not given to the public, since the
-    /// count of commands would betray hidden night actions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cmd: Option<u32>,
-    pub event: mafia_rules::Event,
-}
+/// One event as an audience sees it, numbered in that audience's sequence:
+/// the engine's form, forwarded as it is (no `cmd` for the public).
+pub type AudienceEvent = mafia_rules::view::Shown;
