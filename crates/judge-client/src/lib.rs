@@ -12,6 +12,7 @@ pub mod connect;
 pub mod console;
 pub mod keys;
 pub mod play;
+pub mod screen;
 pub mod session;
 pub mod sim;
 
