@@ -15,6 +15,7 @@ pub mod play;
 pub mod screen;
 pub mod session;
 pub mod sim;
+pub mod tui;
 
 pub use connect::{ClientConfig, Referee};
 pub use play::{parse_record, play, PlayReport, Record};
