@@ -55,6 +55,7 @@ async fn drive(
     }
     let mut last = Instant::now();
     let mut reconnects = session.reconnects();
+    let mut last_at = i64::MIN + 1;
     loop {
         terminal.draw(|f| screen.render(f)).map_err(io)?;
         let key = if event::poll(Duration::from_millis(200)).map_err(io)? {
@@ -81,7 +82,10 @@ async fn drive(
             Action::Send(commands) => {
                 let mut accepted = false;
                 for cmd in commands {
-                    match session.send(now(), &cmd).await? {
+                    // Strictly increasing stamps: keys typed ahead can be
+                    // sent within one millisecond.
+                    last_at = now().max(last_at + 1);
+                    match session.send(last_at, &cmd).await? {
                         Reply::Accepted(_) => {
                             report.accepted += 1;
                             accepted = true;
