@@ -156,6 +156,10 @@ pub struct JudgeArgs {
     /// Open the game of this record's header (its first line) and judge it.
     #[arg(long)]
     pub open: Option<PathBuf>,
+    /// Line by line even on a terminal (the full screen is used only when
+    /// stdin and stdout are terminals).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// `mafia judge`: reads the judge's lines from stdin. Ok(true) when the
@@ -179,6 +183,15 @@ pub fn judge(args: &JudgeArgs, out: &mut dyn Write) -> Result<bool, ClientError>
         }
     };
     let referee = args.conn.referee()?;
+    use std::io::IsTerminal;
+    if !args.plain && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let report =
+            runtime()?.block_on(crate::tui::run(referee, target, &crate::sim::wall_clock_ms))?;
+        if report.over {
+            writeln!(out, "game {} over: {}", report.game_id, report.winner).ok();
+        }
+        return Ok(report.over);
+    }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let report = runtime()?.block_on(crate::console::run(

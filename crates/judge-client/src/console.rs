@@ -34,6 +34,8 @@ pub struct ConsoleReport {
     pub rejected: usize,
     pub bad_lines: usize,
     pub over: bool,
+    /// Set by the full screen when the game ended.
+    pub winner: String,
 }
 
 /// Judges one game from `input` until it ends or the input does. `now`

@@ -12,8 +12,10 @@ pub mod connect;
 pub mod console;
 pub mod keys;
 pub mod play;
+pub mod screen;
 pub mod session;
 pub mod sim;
+pub mod tui;
 
 pub use connect::{ClientConfig, Referee};
 pub use play::{parse_record, play, PlayReport, Record};
