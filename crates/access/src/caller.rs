@@ -42,6 +42,9 @@ impl Role {
 pub struct Grant {
     pub role: Role,
     pub games: Vec<GamePattern>,
+    /// The token entry's `name`: who holds the token. The scoring service
+    /// reads a table judge's name as his judge id in the tournament.
+    pub name: Option<String>,
 }
 
 impl Grant {
@@ -68,6 +71,14 @@ impl Caller {
     /// For logs and metrics.
     pub fn name(&self) -> &'static str {
         self.role().map_or("public", Role::name)
+    }
+
+    /// The holder's name from the token file, if it gave one.
+    pub fn holder(&self) -> Option<&str> {
+        match self {
+            Caller::Public => None,
+            Caller::Known(g) => g.name.as_deref(),
+        }
     }
 
     fn in_scope(&self, id: &GameId) -> bool {
@@ -169,6 +180,7 @@ mod tests {
         Caller::Known(Arc::new(Grant {
             role,
             games: games.iter().map(|g| g.parse().unwrap()).collect(),
+            name: None,
         }))
     }
 

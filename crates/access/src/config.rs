@@ -10,7 +10,9 @@
 //!
 //! `games` limits a token to the games its patterns cover (see
 //! [`GamePattern`]); it defaults to every game, except for a table judge,
-//! who must name his. `name` is optional and only for logs. The file comes
+//! who must name his. `name` is optional: who holds the token, carried on
+//! the `Caller` (`Caller::holder`); the scoring service reads a table judge's
+//! name as his judge id in the tournament. The file comes
 //! from `MAFIA_TOKENS_FILE` (a path) and/or `MAFIA_TOKENS` (the same JSON
 //! inline), never from the source.
 

@@ -40,6 +40,7 @@ impl Tokens {
                 Caller::Known(Arc::new(Grant {
                     role: e.role,
                     games,
+                    name: e.name.clone(),
                 })),
             ));
         }
@@ -111,6 +112,17 @@ mod tests {
         {"role":"chief_judge","token":"chief-token"},
         {"role":"broadcast","token":"broadcast-token"},
         {"role":"table_judge","token":"judge-t3-token","games":["cup.*.*.t3.*"],"name":"Anna"}]}"#;
+
+    #[test]
+    fn a_token_entry_name_is_the_callers_holder() {
+        let t = Tokens::from_json(FILE).unwrap();
+        assert_eq!(
+            t.check(Some("judge-t3-token")).unwrap().holder(),
+            Some("Anna")
+        );
+        assert_eq!(t.check(Some("chief-token")).unwrap().holder(), None);
+        assert_eq!(Caller::Public.holder(), None);
+    }
 
     #[test]
     fn no_token_is_the_public_and_an_unknown_one_an_error() {

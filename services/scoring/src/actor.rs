@@ -1,11 +1,13 @@
 //! Who a caller is to the tournament crate. The token model is the one of
 //! `mafia-access`, read as the referee reads it. A table judge's token names
-//! the games it covers; he acts as the judge the tournament bound to the
-//! game, and only for a game his grant covers.
+//! the games it covers and, by its `name`, the judge id he is in the
+//! tournament; he acts as that judge, and only for a game his grant covers
+//! (the crate then checks the game is bound to him). A table judge token
+//! without a name acts as the judge the tournament bound to the game.
 
 use mafia_access::{AuthError, Caller, Role, Tokens};
 use mafia_record::TournamentId;
-use mafia_tournament::{Actor, Tournament, TournamentCommand};
+use mafia_tournament::{Actor, JudgeId, Tournament, TournamentCommand};
 use tonic::metadata::MetadataMap;
 use tonic::Status;
 
@@ -61,6 +63,9 @@ pub fn actor_for(
                 Status::permission_denied("a table judge may command only one of his games")
             })?;
             caller.may_judge(game).map_err(status)?;
+            if let Some(name) = caller.holder() {
+                return Ok(Actor::TableJudge(JudgeId::new(name)));
+            }
             let judge = t
                 .games
                 .get(game)

@@ -70,25 +70,21 @@ pub async fn run(
         if !matches!(logged.envelope.event, Event::GameEnded { .. }) {
             continue;
         }
-        let scored = match score(&store, &game, logged.envelope.at).await {
-            Ok(true) => {
-                tracing::info!(%game, "game scored");
-                true
-            }
-            Ok(false) => false,
-            Err(e) => {
-                tracing::warn!(%game, error = %e, "game not scored");
-                false
-            }
-        };
-        store.metrics.game_end(scored);
+        match score(&store, &game).await {
+            Ok(true) => tracing::info!(%game, "game scored"),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(%game, error = %e, "game not scored"),
+        }
+        store.metrics.game_end();
         progress.send_modify(|p| p.ends_seen += 1);
     }
 }
 
-/// Records a finished game's result in its tournament, if the game is
-/// assigned there. Returns whether a new result was stored.
-pub async fn score(store: &Store, game: &GameId, ended_at: i64) -> Result<bool, ScoreError> {
+/// Records a finished game's result in its tournament, if the game has
+/// ended and is assigned there. Returns whether a new result was stored.
+/// Called on every game end the feed delivers and after every assignment:
+/// a game that ended before it was assigned is counted once it is.
+pub async fn score(store: &Store, game: &GameId) -> Result<bool, ScoreError> {
     let held = match store.get(&game.tournament).await {
         Ok(h) => h,
         Err(StoreError::NotFound(_)) => return Ok(false),
@@ -102,11 +98,10 @@ pub async fn score(store: &Store, game: &GameId, ended_at: i64) -> Result<bool, 
         why,
     };
     let key = game.to_string();
-    let header = store
-        .log()
-        .header(&key)
-        .await?
-        .ok_or_else(|| corrupt("no header".into()))?;
+    let Some(header) = store.log().header(&key).await? else {
+        // Assigned but not opened yet.
+        return Ok(false);
+    };
     let header: Header =
         serde_json::from_slice(&header).map_err(|e| corrupt(format!("header: {e}")))?;
     let setup = header
@@ -115,6 +110,14 @@ pub async fn score(store: &Store, game: &GameId, ended_at: i64) -> Result<bool, 
     let envelopes = read_envelopes(store.log().as_ref(), &key)
         .await?
         .map_err(corrupt)?;
+    let Some(ended_at) = envelopes
+        .iter()
+        .rev()
+        .find(|e| matches!(e.event, Event::GameEnded { .. }))
+        .map(|e| e.at)
+    else {
+        return Ok(false);
+    };
     let g = Game::replay(setup, envelopes.iter()).map_err(|e| corrupt(e.to_string()))?;
     let facts = GameFacts::from_game(&g, &envelopes).map_err(|e| corrupt(e.to_string()))?;
     let cmd = TournamentCommand::RecordResult {
@@ -130,6 +133,9 @@ pub async fn score(store: &Store, game: &GameId, ended_at: i64) -> Result<bool, 
             Ok(t.command(&cmd, &Actor::Organiser, now)?)
         })
         .await?;
+    if !events.is_empty() {
+        store.metrics.game_scored();
+    }
     Ok(!events.is_empty())
 }
 

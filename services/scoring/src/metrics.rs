@@ -32,11 +32,13 @@ impl Metrics {
         let mut m = self.refused.lock().unwrap_or_else(|e| e.into_inner());
         *m.entry(name).or_default() += 1;
     }
-    pub fn game_end(&self, scored: bool) {
+    /// A game end the follower handled.
+    pub fn game_end(&self) {
         self.game_ends_seen.fetch_add(1, Ordering::Relaxed);
-        if scored {
-            self.games_scored.fetch_add(1, Ordering::Relaxed);
-        }
+    }
+    /// A result newly stored, by the follower or after an assignment.
+    pub fn game_scored(&self) {
+        self.games_scored.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn render(&self) -> String {

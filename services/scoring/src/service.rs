@@ -7,8 +7,8 @@ use mafia_access::Tokens;
 use mafia_proto::v1::scoring_server::Scoring;
 use mafia_proto::v1::{
     CommandReply, CommandRequest, CreateTournamentRequest, OpenRoundReply, OpenRoundRequest,
-    PlayerHistoryReply, PlayerHistoryRequest, RegisterPlayersCsvRequest, StandingsReply,
-    TournamentRef, TournamentSummary,
+    PlayerHistoryReply, PlayerHistoryRequest, RegisterPlayersCsvRequest, SeatRoundReply,
+    SeatRoundRequest, StandingsReply, TournamentRef, TournamentSummary,
 };
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
@@ -80,6 +80,7 @@ impl ScoringService {
             .await
             .map_err(status)?;
         tracing::info!(tournament = %id, command = ?std::mem::discriminant(&cmd), events = events.len(), "command");
+        self.score_assigned(&events).await;
         Ok(reply(&events, version))
     }
 }
@@ -92,6 +93,51 @@ fn counted<T>(store: &Store, r: Result<T, Status>) -> Result<T, Status> {
 }
 
 impl ScoringService {
+    /// Scores each game just assigned that already ended on the referee: the
+    /// follower skipped its end while it belonged to no tournament.
+    async fn score_assigned(&self, events: &[TournamentEvent]) {
+        for e in events {
+            let TournamentEvent::GameAssigned { game, .. } = e else {
+                continue;
+            };
+            match crate::follower::score(&self.store, game).await {
+                Ok(true) => tracing::info!(%game, "game scored on assignment"),
+                Ok(false) => {}
+                // The follower scores it when it sees the end again (a
+                // restart replays every game).
+                Err(e) => tracing::warn!(%game, error = %e, "assigned game not scored"),
+            }
+        }
+    }
+
+    async fn seat_round_inner(
+        &self,
+        req: Request<SeatRoundRequest>,
+    ) -> Result<SeatRoundReply, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        let stage: mafia_record::StageId = r
+            .stage
+            .parse()
+            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let (cmd, metrics) = {
+            let held = h.lock().await;
+            // Who may comes before what the state allows.
+            let probe = TournamentCommand::PublishStandings;
+            actor_for(&caller, &held.tournament, &probe)?;
+            crate::seat_round::command(&held.tournament, &stage, r.round, r.seed)?
+        };
+        let reply = self.run(&caller, &id, cmd).await?;
+        Ok(SeatRoundReply {
+            version: reply.version,
+            events_json: reply.events_json,
+            metrics_json: serde_json::to_string(&metrics)
+                .map_err(|e| Status::internal(e.to_string()))?,
+        })
+    }
+
     async fn open_round_inner(
         &self,
         req: Request<OpenRoundRequest>,
@@ -210,6 +256,14 @@ impl Scoring for ScoringService {
             .map_err(status);
         let (events, version) = counted(&self.store, stored)?;
         Ok(Response::new(reply(&events, version)))
+    }
+
+    async fn seat_round(
+        &self,
+        req: Request<SeatRoundRequest>,
+    ) -> Result<Response<SeatRoundReply>, Status> {
+        let r = self.seat_round_inner(req).await;
+        counted(&self.store, r).map(Response::new)
     }
 
     async fn open_round(

@@ -23,6 +23,8 @@ const TOKENS: &str = r#"{"tokens":[
   {"role":"chief_judge","token":"chief-token","games":["*"]},
   {"role":"table_judge","token":"t1-token","games":["cup.*.*.t1.*"]},
   {"role":"table_judge","token":"t2-token","games":["cup.*.*.t2.*"]},
+  {"role":"table_judge","token":"named-j1-token","games":["cup.*.*.t1.*"],"name":"j1"},
+  {"role":"table_judge","token":"named-j2-token","games":["cup.*.*.t1.*"],"name":"j2"},
   {"role":"broadcast","token":"cast-token","games":["*"]}]}"#;
 
 async fn serve(log: Arc<dyn EventLog>) -> (Running, ScoringClient<Channel>) {
@@ -144,6 +146,19 @@ fn facts(table: u32, winner: Team) -> GameFacts {
 /// Creates "cup" (rfm), judges j1/j2, one stage of 2 tables, 20 players from
 /// CSV, seats round 1 and assigns both games.
 async fn set_up(c: &mut ScoringClient<Channel>) {
+    register(c).await;
+    seat_round_1(c).await;
+    for t in 1..=2 {
+        let assign = TournamentCommand::AssignGame {
+            game: game(t),
+            judge: None,
+        };
+        command(c, "org-token", &assign).await.unwrap();
+    }
+}
+
+/// "cup" with its judges, its stage of 3 rounds at 2 tables and 20 players.
+async fn register(c: &mut ScoringClient<Channel>) {
     let spec = TournamentSpec {
         id: TournamentId::new("cup").unwrap(),
         name: "Cup".into(),
@@ -191,6 +206,10 @@ async fn set_up(c: &mut ScoringClient<Channel>) {
     ))
     .await
     .unwrap();
+}
+
+/// Round 1 by hand: p01..p10 at table 1 (judge j1), p11..p20 at table 2 (j2).
+async fn seat_round_1(c: &mut ScoringClient<Channel>) {
     let seat = TournamentCommand::SeatRound {
         stage: StageId::new("main").unwrap(),
         round: 1,
@@ -203,13 +222,6 @@ async fn set_up(c: &mut ScoringClient<Channel>) {
             .collect(),
     };
     command(c, "org-token", &seat).await.unwrap();
-    for t in 1..=2 {
-        let assign = TournamentCommand::AssignGame {
-            game: game(t),
-            judge: None,
-        };
-        command(c, "org-token", &assign).await.unwrap();
-    }
 }
 
 async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventLog>) {
@@ -626,4 +638,139 @@ async fn redis_a_seated_round_opens_on_the_referee_with_the_seated_header() {
     let server = RedisServer::from_env_or_spawn().unwrap();
     let (_prefix, log) = redis(&server, "scoring-open").await;
     a_seated_round_opens_on_the_referee_with_the_seated_header(log).await;
+}
+
+/// The token's `name` is the judge id: a table judge whose grant covers the
+/// game but who is not the judge bound to it is refused, and nothing stored.
+#[tokio::test]
+async fn a_table_judge_acts_as_the_judge_his_token_names() {
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log).await;
+    set_up(&mut c).await;
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: facts(1, Team::Red),
+        ended_at: 1_780_000_000_000,
+    };
+    let before = summary(&mut c).await.version;
+    let e = command(&mut c, "named-j2-token", &rec).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert!(e.message().contains("j2"), "{}", e.message());
+    assert_eq!(summary(&mut c).await.version, before, "nothing stored");
+    let v = command(&mut c, "named-j1-token", &rec).await.unwrap();
+    assert_eq!(v, before + 1);
+    running.shutdown().await;
+}
+
+/// A game played to its end before the tournament assigned it: the follower
+/// sees an end of no tournament's game; the assignment scores it, once, and
+/// a restart gives the same standings.
+async fn a_game_that_ended_before_it_was_assigned_counts_once_assigned(log: Arc<dyn EventLog>) {
+    let (running, mut c) = serve(log.clone()).await;
+    register(&mut c).await;
+    seat_round_1(&mut c).await;
+    play_table_1(log.clone(), 11).await;
+    running.follower_reached(|p| p.ends_seen >= 1).await;
+    assert_eq!(summary(&mut c).await.scored_games, 0, "not assigned yet");
+    let assign = TournamentCommand::AssignGame {
+        game: game(1),
+        judge: None,
+    };
+    command(&mut c, "org-token", &assign).await.unwrap();
+    let s = summary(&mut c).await;
+    assert_eq!((s.games, s.scored_games), (1, 1));
+    let before = standings(&mut c).await;
+    running.shutdown().await;
+
+    let (running, mut c) = serve(log).await;
+    running.follower_reached(|p| p.caught_up).await;
+    assert_eq!(summary(&mut c).await.version, s.version, "counted once");
+    assert_eq!(standings(&mut c).await, before);
+    running.shutdown().await;
+}
+
+#[tokio::test]
+async fn embedded_a_game_that_ended_before_it_was_assigned_counts_once_assigned() {
+    let (_dir, log) = embedded().await;
+    a_game_that_ended_before_it_was_assigned_counts_once_assigned(log).await;
+}
+
+#[tokio::test]
+async fn redis_a_game_that_ended_before_it_was_assigned_counts_once_assigned() {
+    let server = RedisServer::from_env_or_spawn().unwrap();
+    let (_prefix, log) = redis(&server, "scoring-late-assign").await;
+    a_game_that_ended_before_it_was_assigned_counts_once_assigned(log).await;
+}
+
+fn seat_request(token: &str, round: u32, seed: u64) -> Request<mafia_proto::v1::SeatRoundRequest> {
+    with_token(
+        token,
+        mafia_proto::v1::SeatRoundRequest {
+            tournament: "cup".into(),
+            stage: "main".into(),
+            round,
+            seed,
+        },
+    )
+}
+
+/// SeatRound runs the seating generator over the roster: every round seats
+/// all 20 players once with a judge per table, the stage's metrics come
+/// back, the same seed seats the same rounds, and bad requests store nothing.
+#[tokio::test]
+async fn a_round_seated_by_the_generator_seats_everyone_once_and_is_deterministic() {
+    let mut seated = Vec::new();
+    for _ in 0..2 {
+        let (_dir, log) = embedded().await;
+        let (running, mut c) = serve(log).await;
+        register(&mut c).await;
+        let mut events = Vec::new();
+        for round in 1..=3 {
+            let r = c
+                .seat_round(seat_request("org-token", round, 42))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(r.events_json.len(), 1);
+            let e: serde_json::Value = serde_json::from_str(&r.events_json[0]).unwrap();
+            let tables = e["tables"].as_array().unwrap();
+            assert_eq!(tables.len(), 2);
+            let mut everyone: Vec<String> = tables
+                .iter()
+                .flat_map(|t| t["seats"].as_array().unwrap().clone())
+                .map(|p| p.as_str().unwrap().to_string())
+                .collect();
+            everyone.sort();
+            let expected: Vec<String> = (1..=20).map(|n| pid(n).to_string()).collect();
+            assert_eq!(everyone, expected, "round {round}");
+            assert!(tables.iter().all(|t| t["judge"].is_string()), "{e}");
+            let m: serde_json::Value = serde_json::from_str(&r.metrics_json).unwrap();
+            assert_eq!((&m["games_min"], &m["games_max"]), (&3.into(), &3.into()));
+            e.as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| *k != "at")
+                .for_each(|(k, v)| events.push((k.clone(), v.clone())));
+        }
+        let version = summary(&mut c).await.version;
+        let again = c
+            .seat_round(seat_request("org-token", 1, 42))
+            .await
+            .unwrap_err();
+        assert_eq!(again.code(), Code::FailedPrecondition, "{again:?}");
+        let judge = c
+            .seat_round(seat_request("t1-token", 1, 42))
+            .await
+            .unwrap_err();
+        assert_eq!(judge.code(), Code::PermissionDenied, "{judge:?}");
+        let past = c
+            .seat_round(seat_request("org-token", 4, 42))
+            .await
+            .unwrap_err();
+        assert_eq!(past.code(), Code::FailedPrecondition, "{past:?}");
+        assert_eq!(summary(&mut c).await.version, version, "nothing stored");
+        seated.push(events);
+        running.shutdown().await;
+    }
+    assert_eq!(seated[0], seated[1], "same seed, same seating");
 }
