@@ -17,7 +17,7 @@ use mafia_proto::v1::{
 };
 use mafia_record::{GameId, Header, LoggedEvent, TournamentId};
 use mafia_rules::sim::{random_command, Temper};
-use mafia_rules::{Envelope, Game, RuleSetId};
+use mafia_rules::{Envelope, Event, Game, RuleSetId};
 use mafia_tournament::{
     standings, stored, Actor, Coefficient, GameFacts, Judge, JudgeId, Scheme, Stage, Tournament,
     TournamentCommand, TournamentEvent, TournamentSpec,
@@ -42,7 +42,14 @@ fn workspace() -> PathBuf {
 fn bins() -> PathBuf {
     let status = std::process::Command::new(env!("CARGO"))
         .current_dir(workspace())
-        .args(["build", "--bins", "-p", "mafia-referee", "-p", "mafia-scoring"])
+        .args([
+            "build",
+            "--bins",
+            "-p",
+            "mafia-referee",
+            "-p",
+            "mafia-scoring",
+        ])
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building the binaries failed");
@@ -87,7 +94,12 @@ impl Setup {
         let (child, addr) = spawn_listening(
             Command::new(self.bin.join("mafia-scoring"))
                 .args(["--listen", "127.0.0.1:0", "--metrics-listen", ""])
-                .args(["--redis-url", &self.redis_url, "--redis-prefix", &self.prefix])
+                .args([
+                    "--redis-url",
+                    &self.redis_url,
+                    "--redis-prefix",
+                    &self.prefix,
+                ])
                 .args(["--referee-url", &format!("http://{}", self.referee)])
                 .args(["--referee-token", ORGANISER])
                 .env_remove("REDIS_URL")
@@ -212,7 +224,11 @@ fn now_ms() -> i64 {
 /// Plays the opened game to its end through the referee: its stored header,
 /// random legal commands for that deal, sent by the judge client.
 async fn play(log: &RedisLog, referee: &str, game: &GameId, seed: u64) {
-    let bytes = log.header(&game.to_string()).await.unwrap().expect("opened");
+    let bytes = log
+        .header(&game.to_string())
+        .await
+        .unwrap()
+        .expect("opened");
     let header: Header = serde_json::from_slice(&bytes).unwrap();
     let setup = header.setup().unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -222,7 +238,8 @@ async fn play(log: &RedisLog, referee: &str, game: &GameId, seed: u64) {
     let mut commands = Vec::new();
     while let Some(cmd) = random_command(&g, &temper, &mut rng) {
         at += rng.gen_range(500..30_000);
-        g.apply(&cmd, at).expect("the simulator's commands are legal");
+        g.apply(&cmd, at)
+            .expect("the simulator's commands are legal");
         commands.push((commands.len() + 2, at, cmd));
     }
     let record = mafia_judge_client::Record { header, commands };
@@ -294,9 +311,15 @@ async fn refolded(log: &RedisLog) -> Tournament {
             .iter()
             .map(|b| serde_json::from_slice::<LoggedEvent>(b).unwrap().envelope)
             .collect();
+        let Some(ended_at) = envelopes
+            .iter()
+            .find(|e| matches!(e.event, Event::GameEnded { .. }))
+            .map(|e| e.at)
+        else {
+            continue; // opened, not played yet
+        };
         let g = Game::replay(header.setup().unwrap(), envelopes.iter()).unwrap();
         let facts = GameFacts::from_game(&g, &envelopes).unwrap();
-        let ended_at = envelopes.last().unwrap().at;
         let cmd = TournamentCommand::RecordResult {
             game,
             facts,
@@ -310,7 +333,11 @@ async fn refolded(log: &RedisLog) -> Tournament {
 }
 
 async fn standings_json(c: &mut ScoringClient<Channel>) -> String {
-    c.get_standings(tref()).await.unwrap().into_inner().standings_json
+    c.get_standings(tref())
+        .await
+        .unwrap()
+        .into_inner()
+        .standings_json
 }
 
 /// Checks the service's standings against both folds of the logs.
