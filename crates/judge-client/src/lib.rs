@@ -20,7 +20,7 @@ pub mod tui;
 pub use connect::{ClientConfig, Referee};
 pub use play::{parse_record, play, PlayReport, Record};
 pub use session::{JudgeSession, Reply};
-pub use sim::{simulate_tables, SimConfig, SimReport};
+pub use sim::{simulate_game, simulate_tables, SimConfig, SimReport};
 
 /// What can go wrong on the client side.
 #[derive(Debug, thiserror::Error)]

@@ -109,7 +109,6 @@ async fn run_table(
 ) -> Result<SimReport, ClientError> {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ (u64::from(table) << 32));
     let mut report = SimReport::default();
-    let fail = |reason: String| ClientError::Sim { table, reason };
     let started = Instant::now();
     let out_of_time = || cfg.run_for.is_some_and(|d| started.elapsed() >= d);
     for g in 1..=cfg.games_per_table {
@@ -117,86 +116,139 @@ async fn run_table(
             break;
         }
         let header = sim_header(cfg, table, g, &mut rng);
-        let setup = header.setup().map_err(|e| fail(e.to_string()))?;
-        let paced = cfg.speed.is_some_and(|x| x > 0.0);
-        let mut at = if paced {
-            wall_clock_ms()
-        } else {
-            1_700_000_000_000 + i64::from(table) * 1000
+        let limits = Limits {
+            speed: cfg.speed,
+            max_commands: cfg.max_commands_per_table,
+            out_of_time: &out_of_time,
         };
-        let req = request_from_header(&header, at);
-        let opened = referee.open_game(req).await?;
-        // Mirror the game from the referee's history, so a rerun with the
-        // same tournament continues instead of diverging.
-        let game_id = opened.game_id.clone();
-        let history = referee
-            .with_retry(|mut c| {
-                let req = v1::GetGameRequest {
-                    game_id: game_id.clone(),
-                    audience: v1::Audience::Judge as i32,
-                };
-                async move { c.get_game(req).await.map(|r| r.into_inner()) }
-            })
-            .await?;
-        let events = history
-            .events
-            .iter()
-            .map(|e| event_from_proto(e).map(|l| l.envelope))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| fail(e.to_string()))?;
-        let mut game = Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?;
-        if let Some(last) = events.last() {
-            at = at.max(last.at);
-        }
-        let temper = Temper::draw(&mut rng);
-        let mut session = JudgeSession::attach(referee.clone(), &opened.game_id).await?;
-        let mut sent = 0usize;
-        while let Some(cmd) = random_command(&game, &temper, &mut rng) {
-            if sent >= cfg.max_commands_per_table || out_of_time() {
-                break;
-            }
-            let think = rng.gen_range(500..30_000);
-            if let Some(x) = cfg.speed.filter(|x| *x > 0.0) {
-                tokio::time::sleep(Duration::from_secs_f64(think as f64 / 1000.0 / x)).await;
-                // Never backwards, even if the wall clock steps back.
-                at = wall_clock_ms().max(at + 1);
-            } else {
-                at += think;
-            }
-            let t = Instant::now();
-            match session.send(at, &cmd).await? {
-                Reply::Accepted(a) => {
-                    report.latencies.push(t.elapsed());
-                    report.commands += 1;
-                    sent += 1;
-                    // The engine is deterministic: applying the command here
-                    // gives the referee's events without decoding them, and
-                    // comparing sequence numbers catches any divergence.
-                    let mine = game
-                        .apply(&cmd, at)
-                        .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
-                    let theirs: Vec<u64> = a.events.iter().map(|e| e.seq).collect();
-                    let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
-                    if theirs != ours {
-                        return Err(fail(format!(
-                            "the referee's events {theirs:?} differ from the engine's {ours:?}"
-                        )));
-                    }
-                }
-                Reply::Rejected(v) => {
-                    return Err(fail(format!(
-                        "the referee rejected a legal {cmd:?}: {} {}",
-                        v.code, v.message
-                    )))
-                }
-            }
-        }
-        report.reconnects += session.reconnects();
-        if game.is_over() {
-            report.games_finished += 1;
-        }
+        play_game(&mut referee, &header, &mut rng, &limits, &mut report).await?;
     }
     Ok(report)
+}
+
+/// Plays the game `header` opens to its end with random legal commands from
+/// `seed`, paced by `speed` as `mafia sim` paces its tables (`None`: no
+/// waiting, a simulated clock). For a game already opened with its seated
+/// header, e.g. by the scoring service's OpenRound: the same header opens
+/// it again as a retry, and a game already under way continues.
+pub async fn simulate_game(
+    mut referee: Referee,
+    header: &Header,
+    seed: u64,
+    speed: Option<f64>,
+) -> Result<SimReport, ClientError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut report = SimReport::default();
+    let started = Instant::now();
+    let never = || false;
+    let limits = Limits {
+        speed,
+        max_commands: usize::MAX,
+        out_of_time: &never,
+    };
+    play_game(&mut referee, header, &mut rng, &limits, &mut report).await?;
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+/// How one simulated game is paced and bounded.
+struct Limits<'a> {
+    speed: Option<f64>,
+    max_commands: usize,
+    out_of_time: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Plays one game of `header` with random legal commands: opens it (the
+/// referee takes an already open game's header again as a retry), mirrors
+/// its history, then sends commands until it ends.
+async fn play_game(
+    referee: &mut Referee,
+    header: &Header,
+    rng: &mut ChaCha8Rng,
+    limits: &Limits<'_>,
+    report: &mut SimReport,
+) -> Result<(), ClientError> {
+    let table = header.table;
+    let fail = |reason: String| ClientError::Sim { table, reason };
+    let setup = header.setup().map_err(|e| fail(e.to_string()))?;
+    let paced = limits.speed.is_some_and(|x| x > 0.0);
+    let mut at = if paced {
+        wall_clock_ms()
+    } else {
+        1_700_000_000_000 + i64::from(table) * 1000
+    };
+    let req = request_from_header(header, at);
+    let opened = referee.open_game(req).await?;
+    // Mirror the game from the referee's history, so a rerun with the
+    // same tournament continues instead of diverging.
+    let game_id = opened.game_id.clone();
+    let history = referee
+        .with_retry(|mut c| {
+            let req = v1::GetGameRequest {
+                game_id: game_id.clone(),
+                audience: v1::Audience::Judge as i32,
+            };
+            async move { c.get_game(req).await.map(|r| r.into_inner()) }
+        })
+        .await?;
+    let events = history
+        .events
+        .iter()
+        .map(|e| event_from_proto(e).map(|l| l.envelope))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| fail(e.to_string()))?;
+    let mut game = Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?;
+    if let Some(last) = events.last() {
+        at = at.max(last.at);
+    }
+    let temper = Temper::draw(rng);
+    let mut session = JudgeSession::attach(referee.clone(), &opened.game_id).await?;
+    let mut sent = 0usize;
+    while let Some(cmd) = random_command(&game, &temper, rng) {
+        if sent >= limits.max_commands || (limits.out_of_time)() {
+            break;
+        }
+        let think = rng.gen_range(500..30_000);
+        if let Some(x) = limits.speed.filter(|x| *x > 0.0) {
+            tokio::time::sleep(Duration::from_secs_f64(think as f64 / 1000.0 / x)).await;
+            // Never backwards, even if the wall clock steps back.
+            at = wall_clock_ms().max(at + 1);
+        } else {
+            at += think;
+        }
+        let t = Instant::now();
+        match session.send(at, &cmd).await? {
+            Reply::Accepted(a) => {
+                report.latencies.push(t.elapsed());
+                report.commands += 1;
+                sent += 1;
+                // The engine is deterministic: applying the command here
+                // gives the referee's events without decoding them, and
+                // comparing sequence numbers catches any divergence.
+                let mine = game
+                    .apply(&cmd, at)
+                    .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
+                let theirs: Vec<u64> = a.events.iter().map(|e| e.seq).collect();
+                let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
+                if theirs != ours {
+                    return Err(fail(format!(
+                        "the referee's events {theirs:?} differ from the engine's {ours:?}"
+                    )));
+                }
+            }
+            Reply::Rejected(v) => {
+                return Err(fail(format!(
+                    "the referee rejected a legal {cmd:?}: {} {}",
+                    v.code, v.message
+                )))
+            }
+        }
+    }
+    report.reconnects += session.reconnects();
+    if game.is_over() {
+        report.games_finished += 1;
+    }
+    Ok(())
 }
 
 /// The wall clock in ms since the epoch, as judges stamp commands.

@@ -1,14 +1,17 @@
 //! `mafia-arena`: Mafia Arena on one machine, in one process, on the
 //! embedded event log: the referee (gRPC), the gateway (screens, WebSocket
-//! feed, GraphQL) and a demo of simulated tables played through the referee
-//! like real judges. What `make run` starts when no `REDIS_URL` is set.
+//! feed, GraphQL), the scoring service (gRPC) and a demo tournament: named
+//! players, each round seated and opened on the referee through the scoring
+//! service, its games played through the referee like real judges, scored
+//! as they end. What `make run` starts when no `REDIS_URL` is set.
+
+mod tournament;
 
 use anyhow::Context;
 use clap::Parser;
-use mafia_access::{GamePattern, Role, TokenFile, Tokens};
+use mafia_access::{GamePattern, Role, TokenEntry, TokenFile, Tokens};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{Hub, HubConfig, ServerConfig};
-use mafia_judge_client::{ClientConfig, Referee, SimConfig};
 use mafia_record::TournamentId;
 use mafia_referee::RefereeOptions;
 use rand::{RngCore, SeedableRng};
@@ -19,9 +22,12 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(name = "mafia-arena", version, about)]
 struct Args {
-    /// Simulated tables to play (0: none, serve only).
+    /// Tables of the demo tournament, ten players each (0: none, serve only).
     #[arg(long, env = "MAFIA_DEMO_TABLES", default_value_t = 8)]
     tables: u32,
+    /// Rounds of the demo tournament.
+    #[arg(long, env = "MAFIA_DEMO_ROUNDS", default_value_t = 10)]
+    rounds: u32,
     /// Demo pace: simulated think time divided by this.
     #[arg(long, env = "MAFIA_DEMO_SPEED", default_value_t = 10.0)]
     speed: f64,
@@ -31,6 +37,9 @@ struct Args {
     /// The referee's gRPC address.
     #[arg(long, env = "MAFIA_REFEREE_LISTEN", default_value = "127.0.0.1:50051")]
     grpc: String,
+    /// The scoring service's gRPC address.
+    #[arg(long, env = "MAFIA_SCORING_LISTEN", default_value = "127.0.0.1:50053")]
+    scoring: String,
     /// The gateway's HTTP address (screens, WebSocket feed, GraphQL).
     #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     http: String,
@@ -57,17 +66,25 @@ async fn main() -> anyhow::Result<()> {
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
     let tournament = TournamentId::new(format!("demo-{started}"))?;
-    let first_game = format!("{tournament}.sim.r1.t1.g1");
+    let first_game = format!("{tournament}.{}.r1.t1.g1", tournament::STAGE);
     // One token file for the referee and the gateway, as separate
     // processes would read from MAFIA_TOKENS_FILE.
     let table_1: GamePattern = format!("{tournament}.*.*.t1.*").parse()?;
-    let file = TokenFile::demo(&mut rng, table_1);
+    let mut file = TokenFile::demo(&mut rng, table_1);
+    // The organiser: the scoring service opens each round's games on the
+    // referee with it, and the demo runs the tournament with it.
+    file.tokens.push(TokenEntry::new(
+        Role::Organiser,
+        mafia_access::random_token(&mut rng),
+        vec![GamePattern::tournament(&tournament)],
+    ));
     let tokens = Tokens::new(&file)?;
     let token = |role| file.token_of(role).unwrap_or_default().to_owned();
-    let (chief, broadcast, judge) = (
+    let (chief, broadcast, judge, organiser) = (
         token(Role::ChiefJudge),
         token(Role::Broadcast),
         token(Role::TableJudge),
+        token(Role::Organiser),
     );
 
     if let Some(dir) = args.data.parent() {
@@ -88,6 +105,19 @@ async fn main() -> anyhow::Result<()> {
             tokens: tokens.clone(),
             ..RefereeOptions::default()
         },
+    )
+    .await?;
+
+    let scoring = mafia_scoring::start_with(
+        tokio::net::TcpListener::bind(&args.scoring)
+            .await
+            .with_context(|| format!("binding {}", args.scoring))?,
+        log.clone(),
+        tokens.clone(),
+        Some(mafia_scoring::RefereeLink {
+            url: format!("http://{}", referee.addr),
+            token: organiser.clone(),
+        }),
     )
     .await?;
 
@@ -120,6 +150,10 @@ async fn main() -> anyhow::Result<()> {
     println!("  chief judge:      http://{addr}/judge?token={chief}");
     println!("  GraphQL:          http://{addr}/graphql");
     println!("  referee (gRPC):   http://{}", referee.addr);
+    println!(
+        "  scoring (gRPC):   http://{}  (mafia.v1.Scoring, tournament {tournament})",
+        scoring.addr
+    );
     println!();
     println!("  tokens (this run only):");
     println!("    chief judge:    {chief}");
@@ -128,22 +162,34 @@ async fn main() -> anyhow::Result<()> {
         args.broadcast_delay_secs
     );
     println!("    table judge:    {judge}  (table 1)");
+    println!("    organiser:      {organiser}");
     println!();
     println!("  data:             {}", args.data.display());
 
     let demo = (args.tables > 0).then(|| {
-        let mut cfg = SimConfig::new(args.tables, rng.next_u64());
-        cfg.tournament = tournament.clone();
-        cfg.games_per_table = 1_000;
-        cfg.speed = Some(args.speed);
-        let url = format!("http://{}", referee.addr);
+        let demo = tournament::Demo {
+            scoring: format!("http://{}", scoring.addr),
+            referee: format!("http://{}", referee.addr),
+            log: log.clone(),
+            store: scoring.store.clone(),
+            tournament: tournament.clone(),
+            tables: args.tables,
+            rounds: args.rounds.max(1),
+            speed: args.speed,
+            seed: rng.next_u64(),
+            organiser,
+            chief,
+        };
+        println!();
+        println!(
+            "  demo tournament:  {} players at {} tables, {} rounds",
+            args.tables * 10,
+            args.tables,
+            demo.rounds
+        );
         tokio::spawn(async move {
-            let referee = match Referee::new(ClientConfig::new(vec![url], chief)) {
-                Ok(r) => r,
-                Err(e) => return tracing::error!(error = %e, "demo tables"),
-            };
-            if let Err(e) = mafia_judge_client::simulate_tables(referee, cfg).await {
-                tracing::error!(error = %e, "demo tables stopped");
+            if let Err(e) = demo.run().await {
+                tracing::error!(error = %format!("{e:#}"), "demo tournament stopped");
             }
         })
     });
@@ -155,6 +201,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let _ = stop_tx.send(true);
     let _ = gateway.await;
+    scoring.shutdown().await;
     referee.shutdown().await;
     hub.close();
     Ok(())

@@ -2,8 +2,8 @@
 //! and the scoring service run as separate processes on one real Redis;
 //! each round is seated (`SeatRound`, the seating generator) and opened on
 //! the referee (`OpenRound`) through the scoring service, and each opened
-//! game is played to its end through the referee by the judge client with
-//! random legal commands from the rules' simulator. The scoring service is
+//! game is played to its end through the referee by the judge client's
+//! simulator (`simulate_game`, random legal commands). The scoring service is
 //! killed with SIGKILL mid-tournament and restarted; its standings must be
 //! the bytes of the tournament crate's fold of the stored logs, and the
 //! results it stored the facts of the stored games, each counted once.
@@ -16,13 +16,11 @@ use mafia_proto::v1::{
     SeatRoundRequest, TournamentRef,
 };
 use mafia_record::{GameId, Header, LoggedEvent, TournamentId};
-use mafia_rules::sim::{random_command, Temper};
 use mafia_rules::{Envelope, Event, Game, RuleSetId};
 use mafia_tournament::{
     standings, stored, Actor, Coefficient, GameFacts, Judge, JudgeId, Scheme, Stage, Tournament,
     TournamentCommand, TournamentEvent, TournamentSpec,
 };
-use rand::{Rng, SeedableRng};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -221,8 +219,8 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// Plays the opened game to its end through the referee: its stored header,
-/// random legal commands for that deal, sent by the judge client.
+/// Plays the opened game to its end through the referee: its stored
+/// header, random legal commands from the judge client's simulator.
 async fn play(log: &RedisLog, referee: &str, game: &GameId, seed: u64) {
     let bytes = log
         .header(&game.to_string())
@@ -230,28 +228,16 @@ async fn play(log: &RedisLog, referee: &str, game: &GameId, seed: u64) {
         .unwrap()
         .expect("opened");
     let header: Header = serde_json::from_slice(&bytes).unwrap();
-    let setup = header.setup().unwrap();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let temper = Temper::draw(&mut rng);
-    let mut at = now_ms();
-    let (mut g, _) = Game::new(setup, at);
-    let mut commands = Vec::new();
-    while let Some(cmd) = random_command(&g, &temper, &mut rng) {
-        at += rng.gen_range(500..30_000);
-        g.apply(&cmd, at)
-            .expect("the simulator's commands are legal");
-        commands.push((commands.len() + 2, at, cmd));
-    }
-    let record = mafia_judge_client::Record { header, commands };
     let cfg = mafia_judge_client::ClientConfig::new(vec![format!("http://{referee}")], CHIEF);
-    let report = mafia_judge_client::play(
+    let report = mafia_judge_client::simulate_game(
         mafia_judge_client::Referee::new(cfg).unwrap(),
-        &record,
+        &header,
+        seed,
         None,
     )
     .await
     .unwrap_or_else(|e| panic!("playing {game}: {e}"));
-    assert!(report.over, "{game} played to its end");
+    assert_eq!(report.games_finished, 1, "{game} played to its end");
 }
 
 /// Waits until the service has scored `n` games (polling: the service is

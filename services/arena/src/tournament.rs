@@ -1,0 +1,230 @@
+//! The demo tournament: named players registered by CSV, each round seated
+//! by the seating generator and opened on the referee through the scoring
+//! service, its games played by the judge client's simulator, scored by the
+//! scoring service as they end, the standings printed as they change.
+
+use anyhow::Context;
+use mafia_event_log::EventLog;
+use mafia_judge_client::{ClientConfig, Referee};
+use mafia_proto::v1::scoring_client::ScoringClient;
+use mafia_proto::v1::{
+    CommandRequest, CreateTournamentRequest, OpenRoundRequest, RegisterPlayersCsvRequest,
+    SeatRoundRequest,
+};
+use mafia_record::{GameId, Header, StageId, TournamentId};
+use mafia_rules::RuleSetId;
+use mafia_scoring::Store;
+use mafia_tournament::{
+    standings, Coefficient, Judge, JudgeId, Scheme, Stage, TournamentCommand, TournamentSpec,
+};
+use std::sync::Arc;
+use std::time::Duration;
+use tonic::transport::Channel;
+
+pub const STAGE: &str = "main";
+
+const NICKNAMES: &[&str] = &[
+    "Ace", "Bishop", "Cobra", "Dove", "Echo", "Falcon", "Ghost", "Hawk", "Iris", "Jade", "Kite",
+    "Lynx", "Mistral", "Nomad", "Onyx", "Pike", "Quill", "Raven", "Sable", "Tango", "Umbra",
+    "Vega", "Wren", "Xenon", "Yarrow", "Zephyr", "Amber", "Blaze", "Cipher", "Dune", "Ember",
+    "Frost", "Gale", "Harbor", "Indigo", "Jester", "Karma", "Lotus", "Marble", "Nova",
+];
+const CLUBS: &[&str] = &["Red Square", "White Nights", "Black Sea", "Golden Gate"];
+const JUDGES: &[&str] = &["Anna", "Boris", "Clara", "Dmitri", "Elena", "Fyodor"];
+
+pub struct Demo {
+    pub scoring: String,
+    pub referee: String,
+    pub log: Arc<dyn EventLog>,
+    pub store: Arc<Store>,
+    pub tournament: TournamentId,
+    pub tables: u32,
+    pub rounds: u32,
+    pub speed: f64,
+    pub seed: u64,
+    pub organiser: String,
+    pub chief: String,
+}
+
+fn nickname(n: usize) -> String {
+    let name = NICKNAMES[n % NICKNAMES.len()];
+    match n / NICKNAMES.len() {
+        0 => name.to_string(),
+        k => format!("{name} {}", k + 1),
+    }
+}
+
+fn authed<T>(token: &str, msg: T) -> anyhow::Result<tonic::Request<T>> {
+    let mut r = tonic::Request::new(msg);
+    r.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse()?);
+    Ok(r)
+}
+
+impl Demo {
+    async fn command(
+        &self,
+        c: &mut ScoringClient<Channel>,
+        cmd: &TournamentCommand,
+    ) -> anyhow::Result<()> {
+        let req = CommandRequest {
+            tournament: self.tournament.to_string(),
+            command_json: serde_json::to_string(cmd)?,
+        };
+        c.command(authed(&self.organiser, req)?).await?;
+        Ok(())
+    }
+
+    async fn create(&self, c: &mut ScoringClient<Channel>) -> anyhow::Result<()> {
+        let spec = TournamentSpec {
+            id: self.tournament.clone(),
+            name: "Arena Demo Cup".into(),
+            rules: RuleSetId::Rfm,
+            rule_overrides: serde_json::Value::Null,
+            scheme: Scheme::rfm(),
+        };
+        let req = CreateTournamentRequest {
+            spec_json: serde_json::to_string(&spec)?,
+        };
+        c.create_tournament(authed(&self.organiser, req)?).await?;
+        for j in 0..self.tables as usize {
+            let judge = Judge {
+                id: JudgeId::new(format!("j{}", j + 1)),
+                name: match j / JUDGES.len() {
+                    0 => JUDGES[j].to_string(),
+                    k => format!("{} {}", JUDGES[j % JUDGES.len()], k + 1),
+                },
+            };
+            self.command(c, &TournamentCommand::AddJudge { judge })
+                .await?;
+        }
+        let stage = Stage {
+            id: StageId::new(STAGE)?,
+            name: "Qualifying".into(),
+            rounds: self.rounds,
+            tables: self.tables,
+            coefficient: Coefficient::ONE,
+        };
+        self.command(c, &TournamentCommand::AddStage { stage })
+            .await?;
+        let mut csv = String::from("id,nickname,club\n");
+        for n in 0..self.tables as usize * 10 {
+            csv.push_str(&format!(
+                "p{:03},{},{}\n",
+                n + 1,
+                nickname(n),
+                CLUBS[n % CLUBS.len()]
+            ));
+        }
+        let req = RegisterPlayersCsvRequest {
+            tournament: self.tournament.to_string(),
+            csv,
+        };
+        c.register_players_csv(authed(&self.organiser, req)?)
+            .await?;
+        Ok(())
+    }
+
+    async fn seat_and_open(
+        &self,
+        c: &mut ScoringClient<Channel>,
+        round: u32,
+    ) -> anyhow::Result<Vec<GameId>> {
+        let seat = SeatRoundRequest {
+            tournament: self.tournament.to_string(),
+            stage: STAGE.into(),
+            round,
+            seed: self.seed,
+        };
+        c.seat_round(authed(&self.organiser, seat)?).await?;
+        let open = OpenRoundRequest {
+            tournament: self.tournament.to_string(),
+            stage: STAGE.into(),
+            round,
+            deal_seed: self.seed.wrapping_add(u64::from(round) * 1000),
+        };
+        let opened = c.open_round(authed(&self.organiser, open)?).await?;
+        Ok(opened
+            .into_inner()
+            .game_ids
+            .iter()
+            .map(|g| g.parse())
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// The top of the standings, one line.
+    async fn print_standings(&self, after: &GameId) {
+        let Ok(h) = self.store.get(&self.tournament).await else {
+            return;
+        };
+        let s = standings(&h.lock().await.tournament);
+        let top: Vec<String> = s
+            .rows
+            .iter()
+            .take(5)
+            .map(|r| format!("{}. {} {}", r.rank, r.nickname, r.points.total))
+            .collect();
+        println!("  {after} scored ({} games): {}", s.games, top.join(" · "));
+    }
+
+    /// Waits (briefly) until the scoring service has scored `n` games.
+    async fn scored(&self, n: usize) {
+        for _ in 0..100 {
+            if let Ok(h) = self.store.get(&self.tournament).await {
+                let scored = h
+                    .lock()
+                    .await
+                    .tournament
+                    .games
+                    .values()
+                    .filter(|g| g.result.is_some())
+                    .count();
+                if scored >= n {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn run(self) -> anyhow::Result<()> {
+        let mut c = ScoringClient::connect(self.scoring.clone())
+            .await
+            .context("connecting to the scoring service")?;
+        self.create(&mut c).await?;
+        let referee = Referee::new(ClientConfig::new(
+            vec![self.referee.clone()],
+            self.chief.clone(),
+        ))?;
+        let mut ended = 0;
+        for round in 1..=self.rounds {
+            let games = self.seat_and_open(&mut c, round).await?;
+            println!("  round {round} seated and opened: {} tables", games.len());
+            let mut set = tokio::task::JoinSet::new();
+            for game in games {
+                let bytes = self
+                    .log
+                    .header(&game.to_string())
+                    .await?
+                    .context("an opened game has a header")?;
+                let header: Header = serde_json::from_slice(&bytes)?;
+                let referee = referee.clone();
+                let seed = self.seed ^ (u64::from(round) << 16) ^ u64::from(game.table);
+                let speed = Some(self.speed);
+                set.spawn(async move {
+                    let r = mafia_judge_client::simulate_game(referee, &header, seed, speed).await;
+                    (game, r)
+                });
+            }
+            while let Some(done) = set.join_next().await {
+                let (game, r) = done?;
+                r.with_context(|| format!("playing {game}"))?;
+                ended += 1;
+                self.scored(ended).await;
+                self.print_standings(&game).await;
+            }
+        }
+        println!("  the tournament is over; the services keep running (Ctrl-C stops them)");
+        Ok(())
+    }
+}
