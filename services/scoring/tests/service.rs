@@ -774,3 +774,138 @@ async fn a_round_seated_by_the_generator_seats_everyone_once_and_is_deterministi
     }
     assert_eq!(seated[0], seated[1], "same seed, same seating");
 }
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+fn row(json: &str, player: &str) -> serde_json::Value {
+    let s: serde_json::Value = serde_json::from_str(json).unwrap();
+    s["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == player)
+        .unwrap()
+        .clone()
+}
+
+/// Judge inputs, the chief judge's approval and an appeal, each through the
+/// service's Command call; each refusal names its rule and stores nothing,
+/// and the standings follow every accepted step.
+#[tokio::test]
+async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_store_nothing() {
+    use mafia_tournament::{AppealDecision, ApprovalItem, ExtraPoint, JudgeInputs, Points};
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log).await;
+    set_up(&mut c).await;
+    let ended = now_ms() - 1_000;
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: facts(1, Team::Red),
+        ended_at: ended,
+    };
+    command(&mut c, "org-token", &rec).await.unwrap();
+    let seat1 = Seat::new(1).unwrap();
+    let inputs = |points: f64| TournamentCommand::SubmitJudgeInputs {
+        game: game(1),
+        inputs: JudgeInputs {
+            extras: vec![ExtraPoint {
+                seat: seat1,
+                points: Points::from_f64(points),
+            }],
+            ..JudgeInputs::default()
+        },
+    };
+    let refused = |e: tonic::Status, code: Code, words: &str| {
+        assert_eq!(e.code(), code, "{e:?}");
+        assert!(
+            e.message().contains(words),
+            "{:?} lacks {words:?}",
+            e.message()
+        );
+    };
+
+    // An extra point outside the scheme's allowed set.
+    let v = summary(&mut c).await.version;
+    let e = command(&mut c, "named-j1-token", &inputs(0.37))
+        .await
+        .unwrap_err();
+    refused(e, Code::FailedPrecondition, "0.37");
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
+
+    // rfm §6.4.2: +1.6 for a winner waits for the chief judge.
+    command(&mut c, "named-j1-token", &inputs(1.6))
+        .await
+        .unwrap();
+    let p01 = row(&standings(&mut c).await.1, "p01");
+    assert_eq!(
+        (&p01["extra_pending"], &p01["points"]["extra"]),
+        (&1.6.into(), &0.0.into()),
+        "{p01}"
+    );
+    let approve = TournamentCommand::Approve {
+        game: game(1),
+        item: ApprovalItem::ExtraValue {
+            seat: seat1,
+            points: Points::from_f64(1.6),
+        },
+    };
+    let v = summary(&mut c).await.version;
+    let e = command(&mut c, "named-j1-token", &approve)
+        .await
+        .unwrap_err();
+    refused(e, Code::PermissionDenied, "chief judge");
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
+    command(&mut c, "chief-token", &approve).await.unwrap();
+    let p01 = row(&standings(&mut c).await.1, "p01");
+    assert_eq!(p01["points"]["extra"], 1.6, "{p01}");
+    assert_eq!(p01["wins"], 1, "{p01}");
+
+    // An appeal within the window, decided by the chief judge: the result
+    // changes and the standings follow.
+    let file = TournamentCommand::FileAppeal {
+        game: game(1),
+        player: Some(pid(5)),
+        event_seq: None,
+        text: "the vote was miscounted".into(),
+    };
+    command(&mut c, "org-token", &file).await.unwrap();
+    let decide = TournamentCommand::DecideAppeal {
+        appeal: 1,
+        decision: AppealDecision::ResultChanged {
+            winner: Some(Team::Black),
+        },
+        reason: "the recount gives the mafia the game".into(),
+    };
+    let v = summary(&mut c).await.version;
+    let e = command(&mut c, "t1-token", &decide).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
+    command(&mut c, "chief-token", &decide).await.unwrap();
+    let json = standings(&mut c).await.1;
+    assert_eq!(row(&json, "p01")["wins"], 0, "{json}");
+    assert_eq!(row(&json, "p05")["wins"], 1, "{json}");
+
+    // An appeal after its window (rfm: 10 minutes after the game).
+    let old = TournamentCommand::RecordResult {
+        game: game(2),
+        facts: facts(2, Team::Red),
+        ended_at: ended - 3_600_000,
+    };
+    command(&mut c, "org-token", &old).await.unwrap();
+    let late = TournamentCommand::FileAppeal {
+        game: game(2),
+        player: None,
+        event_seq: None,
+        text: "too late".into(),
+    };
+    let v = summary(&mut c).await.version;
+    let e = command(&mut c, "org-token", &late).await.unwrap_err();
+    refused(e, Code::FailedPrecondition, "10");
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
+    running.shutdown().await;
+}
