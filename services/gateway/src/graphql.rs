@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
-    Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
+    Context, Data, EmptyMutation, Error, Json, MergedObject, MergedSubscription, Object, Result,
+    Schema, SimpleObject, Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
 use axum::extract::ws::WebSocketUpgrade;
@@ -24,9 +25,11 @@ use bytes::Bytes;
 use futures::Stream;
 use serde_json::Value;
 
+use mafia_record::GameId;
+
 use crate::auth::{caller_of, AuthError, Caller, ForGame};
-use crate::hub::{Ended, Hub, HubError, Subscription as HubSubscription};
-use crate::server::{token_of, ApiError, AppState, FeedQuery};
+use crate::hub::{Ended, Hub, Subscription as HubSubscription};
+use crate::server::{game_audience, token_of, ApiError, AppState, FeedQuery};
 use crate::shared::{self, Envelope, Groups, Plan};
 
 /// Deepest query accepted; the schema itself is four levels deep.
@@ -40,26 +43,44 @@ pub const MAX_EVENTS: usize = 1000;
 
 pub type GatewaySchema = Schema<QueryRoot, EmptyMutation, SubscriptionRoot>;
 
+/// The query root: one part per module (games today; the scoring
+/// service's standings can be merged in beside it).
+#[derive(MergedObject, Default)]
+pub struct QueryRoot(GameQuery);
+
+/// The subscription root, merged like [`QueryRoot`].
+#[derive(MergedSubscription, Default)]
+pub struct SubscriptionRoot(GameSubscription);
+
 /// The schema, wired to `hub`.
 pub fn schema(hub: Hub) -> GatewaySchema {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
-        .data(hub)
-        .limit_depth(MAX_DEPTH)
-        .limit_complexity(MAX_COMPLEXITY)
-        .limit_recursive_depth(32)
-        .finish()
+    Schema::build(
+        QueryRoot::default(),
+        EmptyMutation,
+        SubscriptionRoot::default(),
+    )
+    .data(hub)
+    .limit_depth(MAX_DEPTH)
+    .limit_complexity(MAX_COMPLEXITY)
+    .limit_recursive_depth(32)
+    .finish()
 }
 
 /// The SDL committed as `services/gateway/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
-        .finish()
-        .sdl()
+    Schema::build(
+        QueryRoot::default(),
+        EmptyMutation,
+        SubscriptionRoot::default(),
+    )
+    .finish()
+    .sdl()
 }
 
-/// A table, as its header describes it.
+/// A game, as its header describes it; `table` is the physical table it
+/// is played at.
 #[derive(SimpleObject, Clone)]
-pub struct Table {
+pub struct GameInfo {
     pub game_id: String,
     pub tournament: String,
     pub stage: String,
@@ -69,10 +90,10 @@ pub struct Table {
     pub judge: String,
 }
 
-impl From<crate::hub::TableInfo> for Table {
-    fn from(t: crate::hub::TableInfo) -> Self {
-        Table {
-            game_id: t.game_id,
+impl From<crate::hub::GameInfo> for GameInfo {
+    fn from(t: crate::hub::GameInfo) -> Self {
+        GameInfo {
+            game_id: t.game_id.to_string(),
             tournament: t.tournament,
             stage: t.stage,
             round: t.round,
@@ -83,10 +104,10 @@ impl From<crate::hub::TableInfo> for Table {
     }
 }
 
-/// A table's state in the caller's audience.
+/// A game's state in the caller's audience.
 #[derive(SimpleObject)]
-pub struct TableState {
-    pub table: Table,
+pub struct GameState {
+    pub game: GameInfo,
     /// The audience's sequence number of the last event in `view`.
     pub seq: u64,
     pub over: bool,
@@ -120,7 +141,7 @@ impl GameEvent {
     }
 }
 
-/// A message of a table feed: `snapshot` (with `view`) or `delta` (with
+/// A message of a game's feed: `snapshot` (with `view`) or `delta` (with
 /// `event` and `patch`, a JSON merge patch of the view).
 #[derive(SimpleObject)]
 pub struct FeedMessage {
@@ -132,16 +153,17 @@ pub struct FeedMessage {
     pub patch: Option<Json<Value>>,
 }
 
-/// A message of the all-tables feed: `tables` (every table) or `table`
-/// (one table changed).
+/// A message of the hall's feed of every game: `tables` (every game) or
+/// `table` (one game changed), the raw hall feed's message types.
 #[derive(SimpleObject)]
 pub struct HallMessage {
     pub kind: String,
-    pub tables: Vec<HallTable>,
+    pub games: Vec<HallGame>,
 }
 
+/// One game in a hall message.
 #[derive(SimpleObject)]
-pub struct HallTable {
+pub struct HallGame {
     pub game_id: String,
     pub seq: u64,
     pub view: Json<Value>,
@@ -156,43 +178,38 @@ fn hub<'a>(ctx: &'a Context<'_>) -> &'a Hub {
     ctx.data_unchecked::<Hub>()
 }
 
-/// The caller's audience for a table; unknown tables first, so scope
-/// errors say nothing about which tables exist.
-fn audience(ctx: &Context<'_>, game_id: &str) -> Result<mafia_rules::Audience> {
-    if !hub(ctx).has_table(game_id) {
-        return Err(Error::new(
-            HubError::UnknownTable(game_id.to_owned()).to_string(),
-        ));
-    }
-    access(ctx)
-        .audience_of(game_id)
-        .map_err(|e| Error::new(e.to_string()))
+/// The game named by `game_id` and the caller's audience for it; unknown
+/// games first, so scope errors say nothing about which games exist.
+fn audience(ctx: &Context<'_>, game_id: &str) -> Result<(GameId, mafia_rules::Audience)> {
+    game_audience(hub(ctx), access(ctx), game_id).map_err(|e| Error::new(e.to_string()))
 }
 
-/// The tables the caller may list (a table judge: its own).
-fn visible_tables(ctx: &Context<'_>) -> Vec<Table> {
+/// The games the caller may list (a table judge: its own).
+fn visible_games(ctx: &Context<'_>) -> Vec<GameInfo> {
     let visible = access(ctx).hall().1;
     hub(ctx)
-        .tables()
+        .games()
         .into_iter()
         .filter(|t| visible.as_ref().is_none_or(|v| v.contains(&t.game_id)))
-        .map(Table::from)
+        .map(GameInfo::from)
         .collect()
 }
 
-pub struct QueryRoot;
+/// The games' part of the query root.
+#[derive(Default)]
+pub struct GameQuery;
 
 #[Object]
-impl QueryRoot {
-    /// Every table with a game, sorted by game id.
-    async fn tables(&self, ctx: &Context<'_>) -> Vec<Table> {
-        visible_tables(ctx)
+impl GameQuery {
+    /// Every game, sorted by id.
+    async fn games(&self, ctx: &Context<'_>) -> Vec<GameInfo> {
+        visible_games(ctx)
     }
 
-    /// The tournaments with games, their rounds and tables.
+    /// The tournaments with games, their rounds and games.
     async fn tournaments(&self, ctx: &Context<'_>) -> Vec<Tournament> {
         let mut out: Vec<Tournament> = Vec::new();
-        for t in visible_tables(ctx) {
+        for t in visible_games(ctx) {
             let i = match out.iter().position(|x| x.name == t.tournament) {
                 Some(i) => i,
                 None => {
@@ -205,31 +222,31 @@ impl QueryRoot {
             };
             let rounds = &mut out[i].rounds;
             match rounds.iter_mut().find(|r| r.number == t.round) {
-                Some(r) => r.tables.push(t),
+                Some(r) => r.games.push(t),
                 None => rounds.push(Round {
                     number: t.round,
-                    tables: vec![t],
+                    games: vec![t],
                 }),
             }
         }
         for t in &mut out {
             t.rounds.sort_by_key(|r| r.number);
             for r in &mut t.rounds {
-                r.tables.sort_by_key(|x| (x.table, x.game));
+                r.games.sort_by_key(|x| (x.table, x.game));
             }
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
 
-    /// One table's live game as the caller may see it.
-    async fn table(&self, ctx: &Context<'_>, game_id: String) -> Result<TableState> {
-        let a = audience(ctx, &game_id)?;
+    /// One live game as the caller may see it.
+    async fn game(&self, ctx: &Context<'_>, id: String) -> Result<GameState> {
+        let (id, a) = audience(ctx, &id)?;
         let s = hub(ctx)
-            .state(&game_id, a)
+            .state(&id, a)
             .map_err(|e| Error::new(e.to_string()))?;
-        Ok(TableState {
-            table: s.info.into(),
+        Ok(GameState {
+            game: s.info.into(),
             seq: s.seq,
             over: s.over,
             view: Json(s.view),
@@ -245,7 +262,7 @@ impl QueryRoot {
         #[graphql(default = 0)] after: u64,
         #[graphql(default = 200)] first: usize,
     ) -> Result<Vec<GameEvent>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let evs = hub(ctx)
             .events(&game_id, a, after, first.min(MAX_EVENTS))
             .map_err(|e| Error::new(e.to_string()))?;
@@ -259,7 +276,7 @@ impl QueryRoot {
     /// numbering; an error while the game runs (for the broadcast: until
     /// its delayed stream has reached the end).
     async fn protocol(&self, ctx: &Context<'_>, game_id: String) -> Result<Protocol> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let hub = hub(ctx);
         let events = hub
             .protocol(&game_id, a)
@@ -270,7 +287,7 @@ impl QueryRoot {
             .map_err(|e| Error::new(e.to_string()))?
             .info;
         Ok(Protocol {
-            table: info.into(),
+            game: info.into(),
             events: events
                 .iter()
                 .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
@@ -279,7 +296,7 @@ impl QueryRoot {
     }
 }
 
-/// A tournament's tables, by round.
+/// A tournament's games, by round.
 #[derive(SimpleObject)]
 pub struct Tournament {
     pub name: String,
@@ -289,13 +306,13 @@ pub struct Tournament {
 #[derive(SimpleObject)]
 pub struct Round {
     pub number: u32,
-    pub tables: Vec<Table>,
+    pub games: Vec<GameInfo>,
 }
 
 /// The protocol of a finished game: every event, hidden ones included.
 #[derive(SimpleObject)]
 pub struct Protocol {
-    pub table: Table,
+    pub game: GameInfo,
     pub events: Vec<GameEvent>,
 }
 
@@ -378,33 +395,35 @@ fn feed_message(v: Value) -> FeedMessage {
 }
 
 fn hall_message(v: Value) -> HallMessage {
-    let table = |t: &Value| HallTable {
+    let game = |t: &Value| HallGame {
         game_id: t["game_id"].as_str().unwrap_or_default().to_owned(),
         seq: t["seq"].as_u64().unwrap_or(0),
         view: Json(t["view"].clone()),
     };
     HallMessage {
         kind: v["type"].as_str().unwrap_or_default().to_owned(),
-        tables: match v["tables"].as_array() {
-            Some(all) => all.iter().map(table).collect(),
-            None => vec![table(&v)],
+        games: match v["tables"].as_array() {
+            Some(all) => all.iter().map(game).collect(),
+            None => vec![game(&v)],
         },
     }
 }
 
-pub struct SubscriptionRoot;
+/// The games' part of the subscription root.
+#[derive(Default)]
+pub struct GameSubscription;
 
 #[Subscription]
-impl SubscriptionRoot {
-    /// A table's state: a snapshot, then deltas. With `from` (the last
+impl GameSubscription {
+    /// A game's state: a snapshot, then deltas. With `from` (the last
     /// sequence the client has), only what came after it.
-    async fn table(
+    async fn game(
         &self,
         ctx: &Context<'_>,
-        game_id: String,
+        id: String,
         from: Option<u64>,
     ) -> Result<impl Stream<Item = FeedMessage>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &id)?;
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
         let sub = hub
@@ -417,9 +436,9 @@ impl SubscriptionRoot {
         ))
     }
 
-    /// Every table's state for the hall screen: all of them first, then
+    /// Every game's state for the hall screen: all of them first, then
     /// each change.
-    async fn tables(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
+    async fn games(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
         let (a, only) = access(ctx).hall();
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
@@ -439,7 +458,7 @@ impl SubscriptionRoot {
         game_id: String,
         #[graphql(default = 0)] after: u64,
     ) -> Result<impl Stream<Item = GameEvent>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
         let sub = hub
@@ -549,7 +568,7 @@ const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
 
 /// One GraphQL WebSocket connection. async-graphql speaks the protocol
 /// (init, ping, queries, errors, unusual operations); plain subscriptions
-/// to `table`, `tables` and `events` are intercepted and served from
+/// to `game`, `games` and `events` are intercepted and served from
 /// shared groups ([`crate::shared`]), so only their envelope is built per
 /// subscriber.
 async fn serve_ws(

@@ -1,4 +1,4 @@
-//! The gateway: serves live tables from the referee's event log to hall
+//! The gateway: serves live games from the referee's event log to hall
 //! screens, OBS overlays, spectators and judges, over a raw WebSocket feed
 //! (FEED.md) and GraphQL, with the screens embedded in the binary.
 //!
@@ -16,7 +16,7 @@ pub mod server;
 pub mod shared;
 
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
-pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
+pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
 pub use server::{router, AppState, ServerConfig};
 
 use std::net::SocketAddr;

@@ -16,6 +16,8 @@ use mafia_rules::Audience;
 use serde::Deserialize;
 use serde_json::json;
 
+use mafia_record::GameId;
+
 use crate::auth::{caller_of, AuthError, Caller, ForGame, Tokens};
 use crate::closing::{frame, send_close, Closing, GOING_AWAY};
 use crate::hub::{Ended, Hub, HubError, Subscription};
@@ -54,15 +56,20 @@ pub struct AppState {
     pub closing: Closing,
 }
 
-/// The gateway's whole router.
+/// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
+/// `/api/tables` are the old names of the game routes, kept for the OBS
+/// sources and clients that still use them (FEED.md).
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
     Router::new()
-        .route("/ws/table/{game_id}", get(ws_table))
+        .route("/ws/game/{game_id}", get(ws_game))
+        .route("/ws/table/{game_id}", get(ws_game))
         .route("/ws/hall", get(ws_hall))
+        .route("/api/games", get(api_games))
         .route("/api/tables", get(api_tables))
         .route("/api/clock", get(api_clock))
-        .route("/api/table/{game_id}", get(api_table))
+        .route("/api/game/{game_id}", get(api_game))
+        .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::assets::routes())
         .with_state(state)
@@ -117,7 +124,7 @@ impl From<AuthError> for ApiError {
 impl From<HubError> for ApiError {
     fn from(e: HubError) -> Self {
         match e {
-            HubError::UnknownTable(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
+            HubError::UnknownGame(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
             HubError::Log(_) => ApiError(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "event log unavailable".into(),
@@ -134,14 +141,39 @@ fn authorize(
     Ok(caller_of(&state.tokens, query, headers)?)
 }
 
-/// The audience `access` gets for a table, checking the table exists
-/// before the token's scope so that a judge token can't probe table ids
+/// The game named by `text` and the audience `access` gets for it,
+/// checking the game exists (an id that does not parse names no game)
+/// before the token's scope, so that a judge token can't probe game ids
 /// any better than the public can.
-fn table_audience(state: &AppState, access: &Caller, game_id: &str) -> Result<Audience, ApiError> {
-    if !state.hub.has_table(game_id) {
-        return Err(HubError::UnknownTable(game_id.to_owned()).into());
+pub fn game_audience(
+    hub: &Hub,
+    access: &Caller,
+    text: &str,
+) -> Result<(GameId, Audience), HubOrAuth> {
+    let id = match text.parse::<GameId>() {
+        Ok(id) if hub.has_game(&id) => id,
+        _ => return Err(HubOrAuth::Hub(HubError::UnknownGame(text.to_owned()))),
+    };
+    let audience = access.audience_for(&id).map_err(HubOrAuth::Auth)?;
+    Ok((id, audience))
+}
+
+/// Why a caller gets no game: it does not exist, or is not theirs.
+#[derive(Debug, thiserror::Error)]
+pub enum HubOrAuth {
+    #[error(transparent)]
+    Hub(HubError),
+    #[error(transparent)]
+    Auth(AuthError),
+}
+
+impl From<HubOrAuth> for ApiError {
+    fn from(e: HubOrAuth) -> Self {
+        match e {
+            HubOrAuth::Hub(e) => e.into(),
+            HubOrAuth::Auth(e) => e.into(),
+        }
     }
-    Ok(access.audience_of(game_id)?)
 }
 
 fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {
@@ -154,7 +186,7 @@ fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {
         .max_frame_size(64 * 1024)
 }
 
-async fn ws_table(
+async fn ws_game(
     State(state): State<AppState>,
     Path(game_id): Path<String>,
     Query(q): Query<FeedQuery>,
@@ -162,7 +194,7 @@ async fn ws_table(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let audience = table_audience(&state, &access, &game_id)?;
+    let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
     let sub = state.hub.subscribe(&game_id, audience, q.from)?;
     let hub = state.hub.clone();
     let config = state.config.clone();
@@ -182,14 +214,14 @@ async fn ws_hall(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let (audience, tables) = access.hall();
-    let sub = state.hub.subscribe_hall(audience, tables.clone());
+    let (audience, games) = access.hall();
+    let sub = state.hub.subscribe_hall(audience, games.clone());
     let hub = state.hub.clone();
     let config = state.config.clone();
     let closing = state.closing.clone();
     Ok(configure(ws).on_upgrade(move |socket| {
         state.closing.track(async move {
-            let resub = move || Some(hub.subscribe_hall(audience, tables.clone()));
+            let resub = move || Some(hub.subscribe_hall(audience, games.clone()));
             run(socket, sub, resub, config, closing).await;
         })
     }))
@@ -285,18 +317,23 @@ async fn api_clock() -> Response {
         .into_response()
 }
 
-async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {
-    Json(json!({"tables": state.hub.tables()}))
+async fn api_games(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({"games": state.hub.games()}))
 }
 
-async fn api_table(
+/// The old `/api/tables`: the same list under its old key.
+async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({"tables": state.hub.games()}))
+}
+
+async fn api_game(
     State(state): State<AppState>,
     Path(game_id): Path<String>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let audience = table_audience(&state, &access, &game_id)?;
+    let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
     let s = state.hub.state(&game_id, audience)?;
     Ok(Json(
         json!({"info": s.info, "seq": s.seq, "over": s.over, "view": s.view}),

@@ -25,6 +25,8 @@ use mafia_rules::Audience;
 use serde_json::Value;
 use tokio::sync::{mpsc, Notify};
 
+use mafia_record::GameId;
+
 use crate::auth::{Caller, ForGame, Games};
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
 
@@ -59,8 +61,8 @@ fn field_type(ty: &str, name: &str) -> Option<Option<&'static str>> {
         ("FeedMessage", "event") => Some(Some("GameEvent")),
         ("GameEvent", "seq" | "at" | "cmd" | "kind" | "event") => scalar,
         ("HallMessage", "kind") => scalar,
-        ("HallMessage", "tables") => Some(Some("HallTable")),
-        ("HallTable", "gameId" | "seq" | "view") => scalar,
+        ("HallMessage", "games") => Some(Some("HallGame")),
+        ("HallGame", "gameId" | "seq" | "view") => scalar,
         _ => None,
     }
 }
@@ -104,7 +106,7 @@ pub struct Plan {
     root: Root,
     key: String,
     fields: Vec<Sel>,
-    game_id: Option<String>,
+    game_id: Option<GameId>,
     /// `from` (table) or `after` (events).
     from: Option<u64>,
     /// The normalized selection, part of the group key.
@@ -173,8 +175,8 @@ impl Plan {
             return None;
         }
         let (which, ty) = match root.name.node.as_str() {
-            "table" => (Root::Table, "FeedMessage"),
-            "tables" => (Root::Tables, "HallMessage"),
+            "game" => (Root::Table, "FeedMessage"),
+            "games" => (Root::Tables, "HallMessage"),
             "events" => (Root::Events, "GameEvent"),
             _ => return None,
         };
@@ -206,7 +208,7 @@ impl Plan {
         let mut from = None;
         for (name, value) in &root.arguments {
             let want: &[&str] = match (which, name.node.as_str()) {
-                (Root::Table | Root::Events, "gameId") => &["String!"],
+                (Root::Table, "id") | (Root::Events, "gameId") => &["String!"],
                 (Root::Table, "from") => &["Int", "Int!"],
                 (Root::Events, "after") => &["Int!"],
                 _ => return None,
@@ -233,7 +235,11 @@ impl Plan {
                 return None;
             }
             match (name.node.as_str(), v) {
-                ("gameId", ConstValue::String(s)) if game_id.is_none() => game_id = Some(s),
+                // An id that does not parse names no game: async-graphql's
+                // path says so.
+                ("id" | "gameId", ConstValue::String(s)) if game_id.is_none() => {
+                    game_id = Some(s.parse::<GameId>().ok()?)
+                }
                 ("from", ConstValue::Null) => {}
                 ("from" | "after", ConstValue::Number(n)) if from.is_none() => {
                     from = Some(n.as_u64()?);
@@ -267,8 +273,8 @@ impl Plan {
     }
 
     /// The game this plan follows, if any (for the caller's checks).
-    pub fn game_id(&self) -> Option<&str> {
-        self.game_id.as_deref()
+    pub fn game_id(&self) -> Option<&GameId> {
+        self.game_id.as_ref()
     }
 
     /// `{"data":{"<key>":<selection of msg>}}`, or `None` when `msg` is
@@ -332,7 +338,7 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
         match (ty, s.name.as_str()) {
             (_, "__typename") => write_str(out, ty),
             ("FeedMessage" | "HallMessage", "kind") => write_str(out, str_of(&v["type"])),
-            ("FeedMessage" | "HallTable", "gameId") => write_str(out, str_of(&v["game_id"])),
+            ("FeedMessage" | "HallGame", "gameId") => write_str(out, str_of(&v["game_id"])),
             (_, "seq") => write_u64(out, &v["seq"]),
             ("FeedMessage", "view" | "patch") => write_json(out, &v[s.name.as_str()]),
             ("FeedMessage", "event") => {
@@ -358,7 +364,7 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
             },
             ("GameEvent", "kind") => write_str(out, str_of(&v["event"]["type"])),
             ("GameEvent", "event") => write_json(out, &v["event"]),
-            ("HallMessage", "tables") => {
+            ("HallMessage", "games") => {
                 let sub = s.sub.as_deref().unwrap_or(&[]);
                 out.push(b'[');
                 match v["tables"].as_array() {
@@ -367,14 +373,14 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
                             if j > 0 {
                                 out.push(b',');
                             }
-                            object(out, "HallTable", sub, t);
+                            object(out, "HallGame", sub, t);
                         }
                     }
-                    None => object(out, "HallTable", sub, v),
+                    None => object(out, "HallGame", sub, v),
                 }
                 out.push(b']');
             }
-            ("HallTable", "view") => write_json(out, &v["view"]),
+            ("HallGame", "view") => write_json(out, &v["view"]),
             _ => out.extend_from_slice(b"null"),
         }
     }
@@ -386,7 +392,7 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
 struct GroupKey {
     audience: usize,
     root: Root,
-    /// The game, or for the hall the tables a judge may see.
+    /// The game, or for the hall the games a judge may see.
     scope: String,
     selection: String,
 }
@@ -476,7 +482,7 @@ impl Groups {
             Some(only) => self.hub.subscribe_hall(audience, only.clone()),
             None => self
                 .hub
-                .subscribe(plan.game_id.as_deref()?, audience, None)
+                .subscribe(plan.game_id.as_ref()?, audience, None)
                 .ok()?,
         };
         let stop = Arc::new(Notify::new());
@@ -620,16 +626,16 @@ pub fn member_stream(
             )
         }
         Root::Table | Root::Events => {
-            let game = plan.game_id.as_deref()?;
-            if !groups.hub.has_table(game) {
+            let game = plan.game_id.as_ref()?;
+            if !groups.hub.has_game(game) {
                 return None;
             }
-            let a = access.audience_of(game).ok()?;
+            let a = access.audience_for(game).ok()?;
             (
                 GroupKey {
                     audience: slot(a),
                     root: plan.root,
-                    scope: game.to_owned(),
+                    scope: game.to_string(),
                     selection: plan.canonical.clone(),
                 },
                 None,
@@ -708,7 +714,7 @@ fn start_member(
             seen = 0;
         }
         (Root::Events, None) => {
-            let game = plan.game_id.as_deref()?;
+            let game = plan.game_id.as_ref()?;
             let after = from.unwrap_or(0);
             let (initial, seq) = groups.hub.initial(game, audience, Some(after)).ok()?;
             let snapshot = initial
@@ -740,7 +746,7 @@ fn start_member(
             }
         }
         (_, None) => {
-            let game = plan.game_id.as_deref()?;
+            let game = plan.game_id.as_ref()?;
             let (initial, seq) = groups.hub.initial(game, audience, from).ok()?;
             for b in &initial {
                 if let Some(p) = plan.execute(&serde_json::from_slice(b).unwrap_or_default()) {
@@ -762,6 +768,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const G: &str = "cup.main.r1.t1.g1";
+
     fn plan(query: &str, variables: Value) -> Option<Plan> {
         Plan::parse(&json!({"query": query, "variables": variables}))
     }
@@ -770,79 +778,79 @@ mod tests {
     fn plain_operations_are_shared_and_unusual_ones_are_not() {
         // What the npm graphql-ws client in tests/e2e and the bench send.
         let e2e = "subscription ($gameId: String!) {\n  events(gameId: $gameId, after: 0) { seq at kind event }\n}";
-        let p = plan(e2e, json!({"gameId": "g"})).unwrap();
+        let p = plan(e2e, json!({"gameId": G})).unwrap();
         assert_eq!(
             (p.root, p.game_id(), p.from),
-            (Root::Events, Some("g"), Some(0))
+            (Root::Events, Some(&G.parse().unwrap()), Some(0))
         );
-        let bench = "subscription($id: String!) { table(gameId: $id) { kind seq event { at } } }";
-        assert!(plan(bench, json!({"id": "g"})).is_some());
+        let bench = "subscription($id: String!) { game(id: $id) { kind seq event { at } } }";
+        assert!(plan(bench, json!({"id": G})).is_some());
         assert!(plan(
-            "subscription Hall { tables { kind tables { gameId } } }",
+            "subscription Hall { games { kind games { gameId } } }",
             Value::Null
         )
         .is_some());
         // Same selection, same group key, whatever the spacing or variable name.
         let a = plan(
-            "subscription { table(gameId: \"g\") { kind seq } }",
+            "subscription { game(id: \"cup.main.r1.t1.g1\") { kind seq } }",
             Value::Null,
         )
         .unwrap();
         let b = plan(
-            "subscription($x: String!) {table(gameId:$x){kind\nseq}}",
-            json!({"x": "g"}),
+            "subscription($x: String!) {game(id:$x){kind\nseq}}",
+            json!({"x": G}),
         )
         .unwrap();
         assert_eq!(a.canonical, b.canonical);
 
         for (q, vars) in [
             (
-                "subscription { table(gameId: \"g\") { ...F } } fragment F on FeedMessage { kind }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { ...F } } fragment F on FeedMessage { kind }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") @include(if: true) { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") @include(if: true) { kind } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { kind @skip(if: false) } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { kind @skip(if: false) } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { nope } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { nope } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { event } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { event } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { a: kind a: seq } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { a: kind a: seq } }",
                 Value::Null,
             ),
-            ("subscription { table(gameId: 3) { kind } }", Value::Null),
+            ("subscription { game(id: 3) { kind } }", Value::Null),
             (
-                "subscription { table(gameId: \"g\", from: -1) { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\", from: -1) { kind } }",
                 Value::Null,
             ),
-            ("subscription { table { kind } }", Value::Null),
+            ("subscription { game { kind } }", Value::Null),
             (
-                "subscription($id: String!, $unused: Int) { table(gameId: $id) { kind } }",
-                json!({"id": "g"}),
+                "subscription($id: String!, $unused: Int) { game(id: $id) { kind } }",
+                json!({"id": G}),
             ),
             (
-                "subscription($id: String) { table(gameId: $id) { kind } }",
-                json!({"id": "g"}),
+                "subscription($id: String) { game(id: $id) { kind } }",
+                json!({"id": G}),
             ),
             (
-                "subscription($id: String!) { table(gameId: $id) { kind } }",
+                "subscription($id: String!) { game(id: $id) { kind } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { kind } tables { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { kind } games { kind } }",
                 Value::Null,
             ),
-            ("query { tables { gameId } }", Value::Null),
+            ("query { games { gameId } }", Value::Null),
             ("subscription {", Value::Null),
         ] {
             assert!(plan(q, vars).is_none(), "shared: {q}");

@@ -8,7 +8,7 @@ use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Game};
 use serde_json::{json, Value};
 
-use super::table::AudienceEvent;
+use super::game::AudienceEvent;
 use crate::patch;
 
 struct Frame {

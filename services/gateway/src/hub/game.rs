@@ -1,14 +1,15 @@
-//! What the hub tells about a table: its identity, its state and its
+//! What the hub tells about a game: its identity, its state and its
 //! events as one audience sees them.
 
-use mafia_record::Header;
+use mafia_record::{GameId, Header};
 use serde::Serialize;
 use serde_json::Value;
 
-/// What a table is, from its header: safe for every audience.
+/// What a game is, from its header: safe for every audience. `table` is
+/// the physical table the game is played at.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TableInfo {
-    pub game_id: String,
+pub struct GameInfo {
+    pub game_id: GameId,
     pub tournament: String,
     pub stage: String,
     pub round: u32,
@@ -17,10 +18,10 @@ pub struct TableInfo {
     pub judge: String,
 }
 
-impl TableInfo {
-    pub(crate) fn new(game_id: &str, h: &Header) -> Self {
-        TableInfo {
-            game_id: game_id.to_owned(),
+impl GameInfo {
+    pub(crate) fn new(game_id: &GameId, h: &Header) -> Self {
+        GameInfo {
+            game_id: game_id.clone(),
             tournament: h.tournament.clone(),
             stage: h.stage.clone(),
             round: h.round,
@@ -33,8 +34,8 @@ impl TableInfo {
 
 /// One game as an audience sees it right now.
 #[derive(Clone, Debug)]
-pub struct TableState {
-    pub info: TableInfo,
+pub struct GameState {
+    pub info: GameInfo,
     /// The audience's sequence number of the last event in `view`.
     pub seq: u64,
     /// The engine's `GameView` for the audience as JSON.
