@@ -27,9 +27,9 @@ use serde_json::Value;
 
 use mafia_record::GameId;
 
+use crate::app::{game_audience, token_of, ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, AuthError, Caller, ForGame};
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
-use crate::server::{game_audience, token_of, ApiError, AppState, FeedQuery};
 use crate::shared::{self, Envelope, Groups, Plan};
 
 /// Deepest query accepted; the schema itself is four levels deep.

@@ -5,6 +5,7 @@
 //! What each audience may see is decided by the rules engine's views; the
 //! gateway adds the broadcast delay and the fan-out (see [`hub`]).
 
+pub mod app;
 pub mod assets;
 pub mod auth;
 pub mod closing;
@@ -15,9 +16,10 @@ pub mod patch;
 pub mod server;
 pub mod shared;
 
+pub use app::{AppState, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
-pub use server::{router, AppState, ServerConfig};
+pub use server::router;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
