@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
     Context, Data, EmptyMutation, Error, Json, MergedObject, MergedSubscription, Object, Result,
-    Schema, SimpleObject, Subscription,
+    Schema, Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
 use axum::extract::ws::WebSocketUpgrade;
@@ -29,8 +29,10 @@ use mafia_record::GameId;
 
 use crate::app::{game_audience, token_of, ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, AuthError, Caller, ForGame};
+pub use crate::graphql_types::*;
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
-use crate::shared::{self, Envelope, Groups, Plan};
+use crate::messages::{GameFeed, HallFeed};
+use crate::shared::{self, Envelope, FieldTable, Groups, Plan};
 
 /// Deepest query accepted; the schema itself is four levels deep.
 pub const MAX_DEPTH: usize = 8;
@@ -66,6 +68,12 @@ pub fn schema(hub: Hub) -> GatewaySchema {
     .finish()
 }
 
+/// The shared subscriptions' table of types and fields, read from the
+/// schema's own SDL.
+pub fn field_table() -> FieldTable {
+    FieldTable::from_sdl(&sdl()).expect("the schema's SDL parses")
+}
+
 /// The SDL committed as `services/gateway/schema.graphql`.
 pub fn sdl() -> String {
     Schema::build(
@@ -75,98 +83,6 @@ pub fn sdl() -> String {
     )
     .finish()
     .sdl()
-}
-
-/// A game, as its header describes it; `table` is the physical table it
-/// is played at.
-#[derive(SimpleObject, Clone)]
-pub struct GameInfo {
-    pub game_id: String,
-    pub tournament: String,
-    pub stage: String,
-    pub round: u32,
-    pub table: u32,
-    pub game: u32,
-    pub judge: String,
-}
-
-impl From<crate::hub::GameInfo> for GameInfo {
-    fn from(t: crate::hub::GameInfo) -> Self {
-        GameInfo {
-            game_id: t.game_id.to_string(),
-            tournament: t.tournament,
-            stage: t.stage,
-            round: t.round,
-            table: t.table,
-            game: t.game,
-            judge: t.judge,
-        }
-    }
-}
-
-/// A game's state in the caller's audience.
-#[derive(SimpleObject)]
-pub struct GameState {
-    pub game: GameInfo,
-    /// The audience's sequence number of the last event in `view`.
-    pub seq: u64,
-    pub over: bool,
-    /// The rules engine's GameView (see FEED.md).
-    pub view: Json<Value>,
-}
-
-/// One event in the caller's audience.
-#[derive(SimpleObject)]
-pub struct GameEvent {
-    pub seq: u64,
-    /// Milliseconds since the Unix epoch.
-    pub at: i64,
-    /// The command number; judges and broadcast only.
-    pub cmd: Option<u32>,
-    /// The event's `type`, e.g. `nominated`.
-    pub kind: String,
-    /// The whole event (FEED.md).
-    pub event: Json<Value>,
-}
-
-impl GameEvent {
-    fn from_json(v: &Value) -> GameEvent {
-        GameEvent {
-            seq: v["seq"].as_u64().unwrap_or(0),
-            at: v["at"].as_i64().unwrap_or(0),
-            cmd: v["cmd"].as_u64().map(|c| c as u32),
-            kind: v["event"]["type"].as_str().unwrap_or_default().to_owned(),
-            event: Json(v["event"].clone()),
-        }
-    }
-}
-
-/// A message of a game's feed: `snapshot` (with `view`) or `delta` (with
-/// `event` and `patch`, a JSON merge patch of the view).
-#[derive(SimpleObject)]
-pub struct FeedMessage {
-    pub kind: String,
-    pub game_id: String,
-    pub seq: u64,
-    pub view: Option<Json<Value>>,
-    pub event: Option<GameEvent>,
-    pub patch: Option<Json<Value>>,
-}
-
-/// A message of the hall's feed of every game: `tables` (every game) or
-/// `table` (one game changed), the raw hall feed's message types.
-#[derive(SimpleObject)]
-pub struct HallMessage {
-    pub kind: String,
-    pub games: Vec<HallGame>,
-}
-
-/// One game in a hall message.
-#[derive(SimpleObject)]
-pub struct HallGame {
-    pub game_id: String,
-    pub seq: u64,
-    pub view: Json<Value>,
 }
 
 fn access<'a>(ctx: &'a Context<'_>) -> &'a Caller {
@@ -266,10 +182,7 @@ impl GameQuery {
         let evs = hub(ctx)
             .events(&game_id, a, after, first.min(MAX_EVENTS))
             .map_err(|e| Error::new(e.to_string()))?;
-        Ok(evs
-            .iter()
-            .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
-            .collect())
+        Ok(evs.iter().map(GameEvent::from).collect())
     }
 
     /// The protocol of a finished game, every event in the engine's
@@ -288,32 +201,9 @@ impl GameQuery {
             .info;
         Ok(Protocol {
             game: info.into(),
-            events: events
-                .iter()
-                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
-                .collect(),
+            events: events.iter().map(GameEvent::from).collect(),
         })
     }
-}
-
-/// A tournament's games, by round.
-#[derive(SimpleObject)]
-pub struct Tournament {
-    pub name: String,
-    pub rounds: Vec<Round>,
-}
-
-#[derive(SimpleObject)]
-pub struct Round {
-    pub number: u32,
-    pub games: Vec<GameInfo>,
-}
-
-/// The protocol of a finished game: every event, hidden ones included.
-#[derive(SimpleObject)]
-pub struct Protocol {
-    pub game: GameInfo,
-    pub events: Vec<GameEvent>,
 }
 
 /// Counts a connection's live subscriptions; the guard gives one back.
@@ -342,14 +232,15 @@ fn take_slot(ctx: &Context<'_>) -> Result<Option<CountGuard>> {
     Ok(Some(guard))
 }
 
-/// Turns a hub subscription into a stream of parsed messages, re-subscribing
+/// Turns a hub subscription into a stream of typed messages, re-subscribing
 /// (from a fresh snapshot) when the hub cut it back.
-fn messages<F>(
+fn messages<T, F>(
     first: HubSubscription,
     resubscribe: F,
     guard: Option<CountGuard>,
-) -> impl Stream<Item = Value>
+) -> impl Stream<Item = T>
 where
+    T: serde::de::DeserializeOwned,
     F: Fn() -> Option<HubSubscription> + Send + 'static,
 {
     let state = (
@@ -367,8 +258,11 @@ where
             }
             loop {
                 if let Some(b) = queue.pop_front() {
-                    let v: Value = serde_json::from_slice(&b).unwrap_or_default();
-                    return Some((v, (sub, queue, resub, guard, false)));
+                    let Ok(m) = serde_json::from_slice::<T>(&b) else {
+                        tracing::error!("the hub sent a message that is not its own");
+                        continue;
+                    };
+                    return Some((m, (sub, queue, resub, guard, false)));
                 }
                 match sub.recv().await {
                     Ok(b) => queue.push_back(b),
@@ -381,32 +275,6 @@ where
             }
         },
     )
-}
-
-fn feed_message(v: Value) -> FeedMessage {
-    FeedMessage {
-        kind: v["type"].as_str().unwrap_or_default().to_owned(),
-        game_id: v["game_id"].as_str().unwrap_or_default().to_owned(),
-        seq: v["seq"].as_u64().unwrap_or(0),
-        view: (!v["view"].is_null()).then(|| Json(v["view"].clone())),
-        event: (!v["event"].is_null()).then(|| GameEvent::from_json(&v["event"])),
-        patch: (!v["patch"].is_null()).then(|| Json(v["patch"].clone())),
-    }
-}
-
-fn hall_message(v: Value) -> HallMessage {
-    let game = |t: &Value| HallGame {
-        game_id: t["game_id"].as_str().unwrap_or_default().to_owned(),
-        seq: t["seq"].as_u64().unwrap_or(0),
-        view: Json(t["view"].clone()),
-    };
-    HallMessage {
-        kind: v["type"].as_str().unwrap_or_default().to_owned(),
-        games: match v["tables"].as_array() {
-            Some(all) => all.iter().map(game).collect(),
-            None => vec![game(&v)],
-        },
-    }
 }
 
 /// The games' part of the subscription root.
@@ -431,8 +299,8 @@ impl GameSubscription {
             .map_err(|e| Error::new(e.to_string()))?;
         let resub = move || hub.subscribe(&game_id, a, None).ok();
         Ok(futures::StreamExt::map(
-            messages(sub, resub, guard),
-            feed_message,
+            messages::<GameFeed, _>(sub, resub, guard),
+            FeedMessage::from,
         ))
     }
 
@@ -445,8 +313,8 @@ impl GameSubscription {
         let sub = hub.subscribe_hall(a, only.clone());
         let resub = move || Some(hub.subscribe_hall(a, only.clone()));
         Ok(futures::StreamExt::map(
-            messages(sub, resub, guard),
-            hall_message,
+            messages::<HallFeed, _>(sub, resub, guard),
+            HallMessage::from,
         ))
     }
 
@@ -464,28 +332,36 @@ impl GameSubscription {
         let sub = hub
             .subscribe(&game_id, a, Some(after))
             .map_err(|e| Error::new(e.to_string()))?;
-        let starts_with_snapshot = sub
-            .initial
-            .first()
-            .is_some_and(|b| b.starts_with(br#"{"type":"snapshot""#));
+        let starts_with_snapshot = sub.initial.first().is_some_and(|b| {
+            matches!(
+                serde_json::from_slice::<GameFeed>(b),
+                Ok(GameFeed::Snapshot { .. })
+            )
+        });
         // Too old for the live history: the retained events fill the gap
         // instead of a snapshot.
         let backlog: Vec<GameEvent> = if starts_with_snapshot && after < sub.seq {
             hub.events(&game_id, a, after, usize::MAX)
                 .unwrap_or_default()
                 .iter()
-                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
+                .map(GameEvent::from)
                 .collect()
         } else {
             Vec::new()
         };
         let seen = backlog.last().map_or(after, |e| e.seq.max(after));
         let resub = move || hub.subscribe(&game_id, a, None).ok();
-        let live =
-            futures::StreamExt::filter_map(messages(sub, resub, guard), move |v| async move {
-                (v["type"] == "delta" && v["seq"].as_u64().unwrap_or(0) > seen)
-                    .then(|| GameEvent::from_json(&v["event"]))
-            });
+        let live = futures::StreamExt::filter_map(
+            messages::<GameFeed, _>(sub, resub, guard),
+            move |m| async move {
+                match m {
+                    GameFeed::Delta { seq, event, .. } if seq > seen => {
+                        Some(GameEvent::from(&event))
+                    }
+                    _ => None,
+                }
+            },
+        );
         Ok(futures::StreamExt::chain(
             futures::stream::iter(backlog),
             live,
@@ -735,7 +611,11 @@ fn intercept(
         "complete" | "stop" => return Intercept::Stop(id),
         _ => return Intercept::Forward,
     }
-    let Some(plan) = m.payload.as_ref().and_then(Plan::parse) else {
+    let Some(plan) = m
+        .payload
+        .as_ref()
+        .and_then(|p| Plan::parse(p, groups.fields()))
+    else {
         return Intercept::Forward;
     };
     // The per-connection cap: over it, async-graphql says so.
@@ -787,7 +667,7 @@ struct GqlState {
 /// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
 pub fn routes(app: AppState) -> Router {
     let schema = schema(app.hub.clone());
-    let groups = Groups::new(app.hub.clone());
+    let groups = Groups::new(app.hub.clone(), Arc::new(field_table()));
     Router::new()
         .route(
             "/graphql",

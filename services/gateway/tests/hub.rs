@@ -124,11 +124,28 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
     create(&fx.log, "cup.hub.r1.t1.g1", &sim, 1).await;
     append(&fx.log, "cup.hub.r1.t1.g1", &sim.events[..10]).await;
     until_folded(&fx.hub, "cup.hub.r1.t1.g1", 10).await;
-    let groups = Groups::new(fx.hub.clone());
+    let groups = Groups::new(
+        fx.hub.clone(),
+        std::sync::Arc::new(mafia_gateway::graphql::field_table()),
+    );
     let query = serde_json::json!({"query": r#"subscription { game(id: "cup.hub.r1.t1.g1") { kind seq } }"#});
     let access = tokens().check(Some(CHIEF)).unwrap();
-    let mut slow = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
-    let mut fast = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
+    let mut slow = Box::pin(
+        member_stream(
+            &groups,
+            Plan::parse(&query, groups.fields()).unwrap(),
+            &access,
+        )
+        .unwrap(),
+    );
+    let mut fast = Box::pin(
+        member_stream(
+            &groups,
+            Plan::parse(&query, groups.fields()).unwrap(),
+            &access,
+        )
+        .unwrap(),
+    );
     assert_eq!(groups.len(), 1);
     async fn next(s: &mut (impl futures::Stream<Item = bytes::Bytes> + Unpin)) -> Value {
         let b = tokio::time::timeout(Duration::from_secs(30), s.next())

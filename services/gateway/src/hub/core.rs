@@ -15,9 +15,10 @@ use bytes::Bytes;
 use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Envelope, Game};
-use serde_json::json;
 
-use super::feed::{encode, Feed};
+use crate::messages::{encode, HallEntry, HallFeed};
+
+use super::feed::Feed;
 use super::game::{AudienceEvent, GameInfo, GameState};
 
 /// The three audiences a feed is computed for, in [`Audience`] order.
@@ -312,9 +313,14 @@ impl HubCore {
             .into_iter()
             .filter(|t| visible(&t.game_id))
             .filter_map(|t| self.state(&t.game_id, audience))
-            .map(|s| json!({"game_id": s.info.game_id, "info": s.info, "seq": s.seq, "view": s.view}))
-            .collect::<Vec<_>>();
-        encode(&json!({"type": "tables", "tables": all}))
+            .map(|s| HallEntry {
+                game_id: s.info.game_id.to_string(),
+                info: s.info,
+                seq: s.seq,
+                view: s.view,
+            })
+            .collect();
+        encode(&HallFeed::Tables { tables: all })
     }
 }
 
