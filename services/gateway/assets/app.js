@@ -79,12 +79,12 @@ function mergePatch(target, patch) {
   return target;
 }
 
-// Follows one table; calls onState({seq, view, events}) after each message.
+// Follows one game; calls onState({seq, view, events}) after each message.
 function followTable(gameId, onState) {
   const st = {seq: 0, view: null, events: []};
   let have = false;
   function open() {
-    const ws = new WebSocket(wsUrl(`/ws/table/${encodeURIComponent(gameId)}`, have ? {from: st.seq} : {}));
+    const ws = new WebSocket(wsUrl(`/ws/game/${encodeURIComponent(gameId)}`, have ? {from: st.seq} : {}));
     ws.onmessage = (m) => {
       const msg = JSON.parse(m.data);
       if (msg.type === "snapshot") {
@@ -101,7 +101,7 @@ function followTable(gameId, onState) {
   open();
 }
 
-// Follows every table; calls onTables(map game_id -> {info, seq, view, seen}).
+// Follows every game; calls onTables(map game_id -> {info, seq, view, seen}).
 function followHall(onTables) {
   const tables = new Map();
   function open() {

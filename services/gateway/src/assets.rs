@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::Router;
 
-use crate::server::AppState;
+use crate::app::AppState;
 
 /// Path, content type, content.
 pub const ASSETS: &[(&str, &str, &str)] = &[

@@ -1,7 +1,8 @@
 //! The gateway's side of the one access model (`mafia-access`): where the
 //! token comes from (`?token=`, `Authorization`, GraphQL's
-//! `connection_init`) and how a caller's rights read for game ids that
-//! arrive as text.
+//! `connection_init`) and a caller's rights over the hall (the games a
+//! view of many games may include). Game ids are parsed once at the edge
+//! (URL, GraphQL argument, log stream); here they are [`GameId`]s.
 
 use std::sync::Arc;
 
@@ -33,29 +34,19 @@ pub fn caller_of(
 pub struct Games(Caller);
 
 impl Games {
-    pub fn contains(&self, game: &str) -> bool {
-        game.parse::<GameId>().is_ok_and(|id| self.0.sees(&id))
+    pub fn contains(&self, game: &GameId) -> bool {
+        self.0.sees(game)
     }
 }
 
-/// A caller's rights over games named by their text.
+/// A caller's rights over the games of the hall.
 pub trait ForGame {
-    /// The audience this caller watches `game` in.
-    fn audience_of(&self, game: &str) -> Result<Audience, AuthError>;
     /// The audience of the hall, and the games it is limited to (`None`:
     /// every game).
     fn hall(&self) -> (Audience, Option<Arc<Games>>);
 }
 
 impl ForGame for Caller {
-    fn audience_of(&self, game: &str) -> Result<Audience, AuthError> {
-        let id = game.parse::<GameId>().map_err(|_| AuthError::Denied {
-            action: "watch",
-            game: "with a malformed id".into(),
-        })?;
-        self.audience_for(&id)
-    }
-
     fn hall(&self) -> (Audience, Option<Arc<Games>>) {
         let limited = match self {
             Caller::Known(g) if !g.games.contains(&mafia_access::GamePattern::any()) => {
@@ -85,19 +76,24 @@ mod tests {
         h
     }
 
+    fn id(s: &str) -> GameId {
+        s.parse().unwrap()
+    }
+
     #[test]
     fn table_judge_token_opens_only_its_games() {
         let t = tokens();
         let j = t.check(Some("jjjjjjjj")).unwrap();
-        assert_eq!(j.audience_of("cup.main.r1.t1.g1").unwrap(), Audience::Judge);
-        assert!(j.audience_of("cup.main.r1.t2.g1").is_err());
+        let (mine, other) = (id("cup.main.r1.t1.g1"), id("cup.main.r1.t2.g1"));
+        assert_eq!(j.audience_for(&mine).unwrap(), Audience::Judge);
+        assert!(j.audience_for(&other).is_err());
         let (a, only) = j.hall();
         assert_eq!(a, Audience::Judge);
         let only = only.unwrap();
-        assert!(only.contains("cup.main.r1.t1.g1") && !only.contains("cup.main.r1.t2.g1"));
+        assert!(only.contains(&mine) && !only.contains(&other));
         let b = t.check(Some("bbbbbbbb")).unwrap();
         assert_eq!(
-            b.audience_of("cup.main.r1.t9.g1").unwrap(),
+            b.audience_for(&id("cup.main.r1.t9.g1")).unwrap(),
             Audience::Broadcast
         );
         assert!(b.hall().1.is_none());

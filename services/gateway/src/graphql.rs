@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
-    Context, Data, EmptyMutation, Error, Json, Object, Result, Schema, SimpleObject, Subscription,
+    Context, Data, EmptyMutation, Error, Json, MergedObject, MergedSubscription, Object, Result,
+    Schema, Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
 use axum::extract::ws::WebSocketUpgrade;
@@ -24,10 +25,14 @@ use bytes::Bytes;
 use futures::Stream;
 use serde_json::Value;
 
+use mafia_record::GameId;
+
+use crate::app::{game_audience, token_of, ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, AuthError, Caller, ForGame};
-use crate::hub::{Ended, Hub, HubError, Subscription as HubSubscription};
-use crate::server::{token_of, ApiError, AppState, FeedQuery};
-use crate::shared::{self, Envelope, Groups, Plan};
+pub use crate::graphql_types::*;
+use crate::hub::{Ended, Hub, Subscription as HubSubscription};
+use crate::messages::{GameFeed, HallFeed};
+use crate::shared::{self, Envelope, FieldTable, Groups, Plan};
 
 /// Deepest query accepted; the schema itself is four levels deep.
 pub const MAX_DEPTH: usize = 8;
@@ -40,111 +45,44 @@ pub const MAX_EVENTS: usize = 1000;
 
 pub type GatewaySchema = Schema<QueryRoot, EmptyMutation, SubscriptionRoot>;
 
+/// The query root: one part per module (games today; the scoring
+/// service's standings can be merged in beside it).
+#[derive(MergedObject, Default)]
+pub struct QueryRoot(GameQuery);
+
+/// The subscription root, merged like [`QueryRoot`].
+#[derive(MergedSubscription, Default)]
+pub struct SubscriptionRoot(GameSubscription);
+
 /// The schema, wired to `hub`.
 pub fn schema(hub: Hub) -> GatewaySchema {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
-        .data(hub)
-        .limit_depth(MAX_DEPTH)
-        .limit_complexity(MAX_COMPLEXITY)
-        .limit_recursive_depth(32)
-        .finish()
+    Schema::build(
+        QueryRoot::default(),
+        EmptyMutation,
+        SubscriptionRoot::default(),
+    )
+    .data(hub)
+    .limit_depth(MAX_DEPTH)
+    .limit_complexity(MAX_COMPLEXITY)
+    .limit_recursive_depth(32)
+    .finish()
+}
+
+/// The shared subscriptions' table of types and fields, read from the
+/// schema's own SDL.
+pub fn field_table() -> FieldTable {
+    FieldTable::from_sdl(&sdl()).expect("the schema's SDL parses")
 }
 
 /// The SDL committed as `services/gateway/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
-        .finish()
-        .sdl()
-}
-
-/// A table, as its header describes it.
-#[derive(SimpleObject, Clone)]
-pub struct Table {
-    pub game_id: String,
-    pub tournament: String,
-    pub stage: String,
-    pub round: u32,
-    pub table: u32,
-    pub game: u32,
-    pub judge: String,
-}
-
-impl From<crate::hub::TableInfo> for Table {
-    fn from(t: crate::hub::TableInfo) -> Self {
-        Table {
-            game_id: t.game_id,
-            tournament: t.tournament,
-            stage: t.stage,
-            round: t.round,
-            table: t.table,
-            game: t.game,
-            judge: t.judge,
-        }
-    }
-}
-
-/// A table's state in the caller's audience.
-#[derive(SimpleObject)]
-pub struct TableState {
-    pub table: Table,
-    /// The audience's sequence number of the last event in `view`.
-    pub seq: u64,
-    pub over: bool,
-    /// The rules engine's GameView (see FEED.md).
-    pub view: Json<Value>,
-}
-
-/// One event in the caller's audience.
-#[derive(SimpleObject)]
-pub struct GameEvent {
-    pub seq: u64,
-    /// Milliseconds since the Unix epoch.
-    pub at: i64,
-    /// The command number; judges and broadcast only.
-    pub cmd: Option<u32>,
-    /// The event's `type`, e.g. `nominated`.
-    pub kind: String,
-    /// The whole event (FEED.md).
-    pub event: Json<Value>,
-}
-
-impl GameEvent {
-    fn from_json(v: &Value) -> GameEvent {
-        GameEvent {
-            seq: v["seq"].as_u64().unwrap_or(0),
-            at: v["at"].as_i64().unwrap_or(0),
-            cmd: v["cmd"].as_u64().map(|c| c as u32),
-            kind: v["event"]["type"].as_str().unwrap_or_default().to_owned(),
-            event: Json(v["event"].clone()),
-        }
-    }
-}
-
-/// A message of a table feed: `snapshot` (with `view`) or `delta` (with
-/// `event` and `patch`, a JSON merge patch of the view).
-#[derive(SimpleObject)]
-pub struct FeedMessage {
-    pub kind: String,
-    pub game_id: String,
-    pub seq: u64,
-    pub view: Option<Json<Value>>,
-    pub event: Option<GameEvent>,
-    pub patch: Option<Json<Value>>,
-}
-
-/// A message of the all-tables feed: `tables` (every table) or `table`
-/// (one table changed).
-#[derive(SimpleObject)]
-pub struct HallMessage {
-    pub kind: String,
-    pub tables: Vec<HallTable>,
-}
-
-#[derive(SimpleObject)]
-pub struct HallTable {
-    pub game_id: String,
-    pub seq: u64,
-    pub view: Json<Value>,
+    Schema::build(
+        QueryRoot::default(),
+        EmptyMutation,
+        SubscriptionRoot::default(),
+    )
+    .finish()
+    .sdl()
 }
 
 fn access<'a>(ctx: &'a Context<'_>) -> &'a Caller {
@@ -156,43 +94,38 @@ fn hub<'a>(ctx: &'a Context<'_>) -> &'a Hub {
     ctx.data_unchecked::<Hub>()
 }
 
-/// The caller's audience for a table; unknown tables first, so scope
-/// errors say nothing about which tables exist.
-fn audience(ctx: &Context<'_>, game_id: &str) -> Result<mafia_rules::Audience> {
-    if !hub(ctx).has_table(game_id) {
-        return Err(Error::new(
-            HubError::UnknownTable(game_id.to_owned()).to_string(),
-        ));
-    }
-    access(ctx)
-        .audience_of(game_id)
-        .map_err(|e| Error::new(e.to_string()))
+/// The game named by `game_id` and the caller's audience for it; unknown
+/// games first, so scope errors say nothing about which games exist.
+fn audience(ctx: &Context<'_>, game_id: &str) -> Result<(GameId, mafia_rules::Audience)> {
+    game_audience(hub(ctx), access(ctx), game_id).map_err(|e| Error::new(e.to_string()))
 }
 
-/// The tables the caller may list (a table judge: its own).
-fn visible_tables(ctx: &Context<'_>) -> Vec<Table> {
+/// The games the caller may list (a table judge: its own).
+fn visible_games(ctx: &Context<'_>) -> Vec<GameInfo> {
     let visible = access(ctx).hall().1;
     hub(ctx)
-        .tables()
+        .games()
         .into_iter()
         .filter(|t| visible.as_ref().is_none_or(|v| v.contains(&t.game_id)))
-        .map(Table::from)
+        .map(GameInfo::from)
         .collect()
 }
 
-pub struct QueryRoot;
+/// The games' part of the query root.
+#[derive(Default)]
+pub struct GameQuery;
 
 #[Object]
-impl QueryRoot {
-    /// Every table with a game, sorted by game id.
-    async fn tables(&self, ctx: &Context<'_>) -> Vec<Table> {
-        visible_tables(ctx)
+impl GameQuery {
+    /// Every game, sorted by id.
+    async fn games(&self, ctx: &Context<'_>) -> Vec<GameInfo> {
+        visible_games(ctx)
     }
 
-    /// The tournaments with games, their rounds and tables.
+    /// The tournaments with games, their rounds and games.
     async fn tournaments(&self, ctx: &Context<'_>) -> Vec<Tournament> {
         let mut out: Vec<Tournament> = Vec::new();
-        for t in visible_tables(ctx) {
+        for t in visible_games(ctx) {
             let i = match out.iter().position(|x| x.name == t.tournament) {
                 Some(i) => i,
                 None => {
@@ -205,31 +138,31 @@ impl QueryRoot {
             };
             let rounds = &mut out[i].rounds;
             match rounds.iter_mut().find(|r| r.number == t.round) {
-                Some(r) => r.tables.push(t),
+                Some(r) => r.games.push(t),
                 None => rounds.push(Round {
                     number: t.round,
-                    tables: vec![t],
+                    games: vec![t],
                 }),
             }
         }
         for t in &mut out {
             t.rounds.sort_by_key(|r| r.number);
             for r in &mut t.rounds {
-                r.tables.sort_by_key(|x| (x.table, x.game));
+                r.games.sort_by_key(|x| (x.table, x.game));
             }
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
 
-    /// One table's live game as the caller may see it.
-    async fn table(&self, ctx: &Context<'_>, game_id: String) -> Result<TableState> {
-        let a = audience(ctx, &game_id)?;
+    /// One live game as the caller may see it.
+    async fn game(&self, ctx: &Context<'_>, id: String) -> Result<GameState> {
+        let (id, a) = audience(ctx, &id)?;
         let s = hub(ctx)
-            .state(&game_id, a)
+            .state(&id, a)
             .map_err(|e| Error::new(e.to_string()))?;
-        Ok(TableState {
-            table: s.info.into(),
+        Ok(GameState {
+            game: s.info.into(),
             seq: s.seq,
             over: s.over,
             view: Json(s.view),
@@ -245,21 +178,18 @@ impl QueryRoot {
         #[graphql(default = 0)] after: u64,
         #[graphql(default = 200)] first: usize,
     ) -> Result<Vec<GameEvent>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let evs = hub(ctx)
             .events(&game_id, a, after, first.min(MAX_EVENTS))
             .map_err(|e| Error::new(e.to_string()))?;
-        Ok(evs
-            .iter()
-            .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
-            .collect())
+        Ok(evs.iter().map(GameEvent::from).collect())
     }
 
     /// The protocol of a finished game, every event in the engine's
     /// numbering; an error while the game runs (for the broadcast: until
     /// its delayed stream has reached the end).
     async fn protocol(&self, ctx: &Context<'_>, game_id: String) -> Result<Protocol> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let hub = hub(ctx);
         let events = hub
             .protocol(&game_id, a)
@@ -270,33 +200,10 @@ impl QueryRoot {
             .map_err(|e| Error::new(e.to_string()))?
             .info;
         Ok(Protocol {
-            table: info.into(),
-            events: events
-                .iter()
-                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
-                .collect(),
+            game: info.into(),
+            events: events.iter().map(GameEvent::from).collect(),
         })
     }
-}
-
-/// A tournament's tables, by round.
-#[derive(SimpleObject)]
-pub struct Tournament {
-    pub name: String,
-    pub rounds: Vec<Round>,
-}
-
-#[derive(SimpleObject)]
-pub struct Round {
-    pub number: u32,
-    pub tables: Vec<Table>,
-}
-
-/// The protocol of a finished game: every event, hidden ones included.
-#[derive(SimpleObject)]
-pub struct Protocol {
-    pub table: Table,
-    pub events: Vec<GameEvent>,
 }
 
 /// Counts a connection's live subscriptions; the guard gives one back.
@@ -325,14 +232,15 @@ fn take_slot(ctx: &Context<'_>) -> Result<Option<CountGuard>> {
     Ok(Some(guard))
 }
 
-/// Turns a hub subscription into a stream of parsed messages, re-subscribing
+/// Turns a hub subscription into a stream of typed messages, re-subscribing
 /// (from a fresh snapshot) when the hub cut it back.
-fn messages<F>(
+fn messages<T, F>(
     first: HubSubscription,
     resubscribe: F,
     guard: Option<CountGuard>,
-) -> impl Stream<Item = Value>
+) -> impl Stream<Item = T>
 where
+    T: serde::de::DeserializeOwned,
     F: Fn() -> Option<HubSubscription> + Send + 'static,
 {
     let state = (
@@ -350,8 +258,11 @@ where
             }
             loop {
                 if let Some(b) = queue.pop_front() {
-                    let v: Value = serde_json::from_slice(&b).unwrap_or_default();
-                    return Some((v, (sub, queue, resub, guard, false)));
+                    let Ok(m) = serde_json::from_slice::<T>(&b) else {
+                        tracing::error!("the hub sent a message that is not its own");
+                        continue;
+                    };
+                    return Some((m, (sub, queue, resub, guard, false)));
                 }
                 match sub.recv().await {
                     Ok(b) => queue.push_back(b),
@@ -366,45 +277,21 @@ where
     )
 }
 
-fn feed_message(v: Value) -> FeedMessage {
-    FeedMessage {
-        kind: v["type"].as_str().unwrap_or_default().to_owned(),
-        game_id: v["game_id"].as_str().unwrap_or_default().to_owned(),
-        seq: v["seq"].as_u64().unwrap_or(0),
-        view: (!v["view"].is_null()).then(|| Json(v["view"].clone())),
-        event: (!v["event"].is_null()).then(|| GameEvent::from_json(&v["event"])),
-        patch: (!v["patch"].is_null()).then(|| Json(v["patch"].clone())),
-    }
-}
-
-fn hall_message(v: Value) -> HallMessage {
-    let table = |t: &Value| HallTable {
-        game_id: t["game_id"].as_str().unwrap_or_default().to_owned(),
-        seq: t["seq"].as_u64().unwrap_or(0),
-        view: Json(t["view"].clone()),
-    };
-    HallMessage {
-        kind: v["type"].as_str().unwrap_or_default().to_owned(),
-        tables: match v["tables"].as_array() {
-            Some(all) => all.iter().map(table).collect(),
-            None => vec![table(&v)],
-        },
-    }
-}
-
-pub struct SubscriptionRoot;
+/// The games' part of the subscription root.
+#[derive(Default)]
+pub struct GameSubscription;
 
 #[Subscription]
-impl SubscriptionRoot {
-    /// A table's state: a snapshot, then deltas. With `from` (the last
+impl GameSubscription {
+    /// A game's state: a snapshot, then deltas. With `from` (the last
     /// sequence the client has), only what came after it.
-    async fn table(
+    async fn game(
         &self,
         ctx: &Context<'_>,
-        game_id: String,
+        id: String,
         from: Option<u64>,
     ) -> Result<impl Stream<Item = FeedMessage>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &id)?;
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
         let sub = hub
@@ -412,22 +299,22 @@ impl SubscriptionRoot {
             .map_err(|e| Error::new(e.to_string()))?;
         let resub = move || hub.subscribe(&game_id, a, None).ok();
         Ok(futures::StreamExt::map(
-            messages(sub, resub, guard),
-            feed_message,
+            messages::<GameFeed, _>(sub, resub, guard),
+            FeedMessage::from,
         ))
     }
 
-    /// Every table's state for the hall screen: all of them first, then
+    /// Every game's state for the hall screen: all of them first, then
     /// each change.
-    async fn tables(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
+    async fn games(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
         let (a, only) = access(ctx).hall();
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
         let sub = hub.subscribe_hall(a, only.clone());
         let resub = move || Some(hub.subscribe_hall(a, only.clone()));
         Ok(futures::StreamExt::map(
-            messages(sub, resub, guard),
-            hall_message,
+            messages::<HallFeed, _>(sub, resub, guard),
+            HallMessage::from,
         ))
     }
 
@@ -439,34 +326,42 @@ impl SubscriptionRoot {
         game_id: String,
         #[graphql(default = 0)] after: u64,
     ) -> Result<impl Stream<Item = GameEvent>> {
-        let a = audience(ctx, &game_id)?;
+        let (game_id, a) = audience(ctx, &game_id)?;
         let guard = take_slot(ctx)?;
         let hub = hub(ctx).clone();
         let sub = hub
             .subscribe(&game_id, a, Some(after))
             .map_err(|e| Error::new(e.to_string()))?;
-        let starts_with_snapshot = sub
-            .initial
-            .first()
-            .is_some_and(|b| b.starts_with(br#"{"type":"snapshot""#));
+        let starts_with_snapshot = sub.initial.first().is_some_and(|b| {
+            matches!(
+                serde_json::from_slice::<GameFeed>(b),
+                Ok(GameFeed::Snapshot { .. })
+            )
+        });
         // Too old for the live history: the retained events fill the gap
         // instead of a snapshot.
         let backlog: Vec<GameEvent> = if starts_with_snapshot && after < sub.seq {
             hub.events(&game_id, a, after, usize::MAX)
                 .unwrap_or_default()
                 .iter()
-                .map(|e| GameEvent::from_json(&serde_json::to_value(e).unwrap_or_default()))
+                .map(GameEvent::from)
                 .collect()
         } else {
             Vec::new()
         };
         let seen = backlog.last().map_or(after, |e| e.seq.max(after));
         let resub = move || hub.subscribe(&game_id, a, None).ok();
-        let live =
-            futures::StreamExt::filter_map(messages(sub, resub, guard), move |v| async move {
-                (v["type"] == "delta" && v["seq"].as_u64().unwrap_or(0) > seen)
-                    .then(|| GameEvent::from_json(&v["event"]))
-            });
+        let live = futures::StreamExt::filter_map(
+            messages::<GameFeed, _>(sub, resub, guard),
+            move |m| async move {
+                match m {
+                    GameFeed::Delta { seq, event, .. } if seq > seen => {
+                        Some(GameEvent::from(&event))
+                    }
+                    _ => None,
+                }
+            },
+        );
         Ok(futures::StreamExt::chain(
             futures::stream::iter(backlog),
             live,
@@ -549,7 +444,7 @@ const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
 
 /// One GraphQL WebSocket connection. async-graphql speaks the protocol
 /// (init, ping, queries, errors, unusual operations); plain subscriptions
-/// to `table`, `tables` and `events` are intercepted and served from
+/// to `game`, `games` and `events` are intercepted and served from
 /// shared groups ([`crate::shared`]), so only their envelope is built per
 /// subscriber.
 async fn serve_ws(
@@ -716,7 +611,11 @@ fn intercept(
         "complete" | "stop" => return Intercept::Stop(id),
         _ => return Intercept::Forward,
     }
-    let Some(plan) = m.payload.as_ref().and_then(Plan::parse) else {
+    let Some(plan) = m
+        .payload
+        .as_ref()
+        .and_then(|p| Plan::parse(p, groups.fields()))
+    else {
         return Intercept::Forward;
     };
     // The per-connection cap: over it, async-graphql says so.
@@ -768,7 +667,7 @@ struct GqlState {
 /// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
 pub fn routes(app: AppState) -> Router {
     let schema = schema(app.hub.clone());
-    let groups = Groups::new(app.hub.clone());
+    let groups = Groups::new(app.hub.clone(), Arc::new(field_table()));
     Router::new()
         .route(
             "/graphql",

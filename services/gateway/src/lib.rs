@@ -1,23 +1,27 @@
-//! The gateway: serves live tables from the referee's event log to hall
+//! The gateway: serves live games from the referee's event log to hall
 //! screens, OBS overlays, spectators and judges, over a raw WebSocket feed
 //! (FEED.md) and GraphQL, with the screens embedded in the binary.
 //!
 //! What each audience may see is decided by the rules engine's views; the
 //! gateway adds the broadcast delay and the fan-out (see [`hub`]).
 
+pub mod app;
 pub mod assets;
 pub mod auth;
 pub mod closing;
 pub mod demo;
 pub mod graphql;
+pub mod graphql_types;
 pub mod hub;
+pub mod messages;
 pub mod patch;
 pub mod server;
 pub mod shared;
 
+pub use app::{AppState, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
-pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
-pub use server::{router, AppState, ServerConfig};
+pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
+pub use server::router;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

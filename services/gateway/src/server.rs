@@ -1,147 +1,42 @@
 //! HTTP routes: the raw WebSocket feed (FEED.md), a small JSON API, the
 //! GraphQL endpoint and the embedded screens.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use mafia_rules::Audience;
-use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{caller_of, AuthError, Caller, ForGame, Tokens};
+use crate::app::{authorize, game_audience, ApiError, FeedQuery};
+pub use crate::app::{AppState, ServerConfig};
+use crate::auth::ForGame;
 use crate::closing::{frame, send_close, Closing, GOING_AWAY};
-use crate::hub::{Ended, Hub, HubError, Subscription};
+use crate::hub::{Ended, Subscription};
 
-/// Tuning for the HTTP side.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// How often the server pings a WebSocket client.
-    pub ping_interval: Duration,
-    /// A client silent (no pong, no message) for this long is closed.
-    pub idle_timeout: Duration,
-    /// A single send that cannot complete in this time closes the connection:
-    /// a client that stopped reading must not hold a task forever.
-    pub send_timeout: Duration,
-    /// Snapshots a lagging connection may be cut back to before it is closed.
-    pub max_cutbacks: u32,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            ping_interval: Duration::from_secs(15),
-            idle_timeout: Duration::from_secs(45),
-            send_timeout: Duration::from_secs(10),
-            max_cutbacks: 8,
-        }
-    }
-}
-
-/// What every handler shares.
-#[derive(Clone)]
-pub struct AppState {
-    pub hub: Hub,
-    pub tokens: Arc<Tokens>,
-    pub config: ServerConfig,
-    pub closing: Closing,
-}
-
-/// The gateway's whole router.
+/// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
+/// `/api/tables` are the old names of the game routes, kept for the OBS
+/// sources and clients that still use them (FEED.md).
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
     Router::new()
-        .route("/ws/table/{game_id}", get(ws_table))
+        .route("/ws/game/{game_id}", get(ws_game))
+        .route("/ws/table/{game_id}", get(ws_game))
         .route("/ws/hall", get(ws_hall))
+        .route("/api/games", get(api_games))
         .route("/api/tables", get(api_tables))
         .route("/api/clock", get(api_clock))
-        .route("/api/table/{game_id}", get(api_table))
+        .route("/api/game/{game_id}", get(api_game))
+        .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::assets::routes())
         .with_state(state)
         .merge(graphql)
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FeedQuery {
-    pub token: Option<String>,
-    pub from: Option<u64>,
-}
-
-/// The token from `?token=` or `Authorization: Bearer`.
-pub fn token_of<'a>(query: Option<&'a str>, headers: &'a HeaderMap) -> Option<&'a str> {
-    query.or_else(|| {
-        headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
-    })
-}
-
-/// An error as the HTTP status and a JSON body that says only what the
-/// caller may know.
-pub struct ApiError(StatusCode, String);
-
-impl ApiError {
-    pub fn bad_request(why: String) -> ApiError {
-        ApiError(StatusCode::BAD_REQUEST, why)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(json!({"error": self.1}))).into_response()
-    }
-}
-
-impl From<AuthError> for ApiError {
-    fn from(e: AuthError) -> Self {
-        match e {
-            AuthError::BadToken | AuthError::BadScheme => {
-                ApiError(StatusCode::UNAUTHORIZED, e.to_string())
-            }
-            AuthError::Denied { .. } => ApiError(StatusCode::FORBIDDEN, e.to_string()),
-            AuthError::Config(_) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-        }
-    }
-}
-
-impl From<HubError> for ApiError {
-    fn from(e: HubError) -> Self {
-        match e {
-            HubError::UnknownTable(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
-            HubError::Log(_) => ApiError(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "event log unavailable".into(),
-            ),
-        }
-    }
-}
-
-fn authorize(
-    state: &AppState,
-    query: Option<&str>,
-    headers: &HeaderMap,
-) -> Result<Caller, ApiError> {
-    Ok(caller_of(&state.tokens, query, headers)?)
-}
-
-/// The audience `access` gets for a table, checking the table exists
-/// before the token's scope so that a judge token can't probe table ids
-/// any better than the public can.
-fn table_audience(state: &AppState, access: &Caller, game_id: &str) -> Result<Audience, ApiError> {
-    if !state.hub.has_table(game_id) {
-        return Err(HubError::UnknownTable(game_id.to_owned()).into());
-    }
-    Ok(access.audience_of(game_id)?)
 }
 
 fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {
@@ -154,7 +49,7 @@ fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {
         .max_frame_size(64 * 1024)
 }
 
-async fn ws_table(
+async fn ws_game(
     State(state): State<AppState>,
     Path(game_id): Path<String>,
     Query(q): Query<FeedQuery>,
@@ -162,7 +57,7 @@ async fn ws_table(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let audience = table_audience(&state, &access, &game_id)?;
+    let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
     let sub = state.hub.subscribe(&game_id, audience, q.from)?;
     let hub = state.hub.clone();
     let config = state.config.clone();
@@ -182,14 +77,14 @@ async fn ws_hall(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let (audience, tables) = access.hall();
-    let sub = state.hub.subscribe_hall(audience, tables.clone());
+    let (audience, games) = access.hall();
+    let sub = state.hub.subscribe_hall(audience, games.clone());
     let hub = state.hub.clone();
     let config = state.config.clone();
     let closing = state.closing.clone();
     Ok(configure(ws).on_upgrade(move |socket| {
         state.closing.track(async move {
-            let resub = move || Some(hub.subscribe_hall(audience, tables.clone()));
+            let resub = move || Some(hub.subscribe_hall(audience, games.clone()));
             run(socket, sub, resub, config, closing).await;
         })
     }))
@@ -285,18 +180,23 @@ async fn api_clock() -> Response {
         .into_response()
 }
 
-async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {
-    Json(json!({"tables": state.hub.tables()}))
+async fn api_games(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({"games": state.hub.games()}))
 }
 
-async fn api_table(
+/// The old `/api/tables`: the same list under its old key.
+async fn api_tables(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({"tables": state.hub.games()}))
+}
+
+async fn api_game(
     State(state): State<AppState>,
     Path(game_id): Path<String>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let audience = table_audience(&state, &access, &game_id)?;
+    let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
     let s = state.hub.state(&game_id, audience)?;
     Ok(Json(
         json!({"info": s.info, "seq": s.seq, "over": s.over, "view": s.view}),

@@ -13,7 +13,6 @@
 //! which gives the usual answer.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -25,47 +24,156 @@ use mafia_rules::Audience;
 use serde_json::Value;
 use tokio::sync::{mpsc, Notify};
 
+use mafia_record::GameId;
+
 use crate::auth::{Caller, ForGame, Games};
-use crate::hub::{Ended, Hub, Subscription as HubSubscription};
+use crate::graphql_types::{FeedMessage, GameEvent, HallMessage};
+use crate::hub::{AudienceEvent, Ended, Hub, Subscription as HubSubscription};
+use crate::messages::{GameFeed, HallFeed};
 
 /// Fields in one shared operation at most; bigger ones take the general
 /// path (which also enforces the complexity limit).
 const MAX_FIELDS: usize = 64;
 
-/// The subscription fields that can be shared.
+/// The subscription fields that can be shared: which hub feed each follows.
+/// Their types, arguments and fields come from the schema ([`FieldTable`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Root {
-    Table,
-    Tables,
+    /// `game(id, from)`: one game's feed.
+    Game,
+    /// `games`: the hall.
+    Games,
+    /// `events(gameId, after)`: one game's deltas, as events.
     Events,
 }
 
+impl Root {
+    fn of(field: &str) -> Option<Root> {
+        match field {
+            "game" => Some(Root::Game),
+            "games" => Some(Root::Games),
+            "events" => Some(Root::Events),
+            _ => None,
+        }
+    }
+}
+
+/// A field as the schema states it.
+#[derive(Debug, Clone)]
+struct FieldDef {
+    /// The named type under any list and non-null wrappers.
+    ty: String,
+    /// Whether that type is an object (it needs a selection).
+    object: bool,
+    /// Arguments: name → (type as written, e.g. `Int!`; has a default).
+    args: HashMap<String, (String, bool)>,
+}
+
+/// The object types of the schema and their fields, read from its SDL
+/// (`Schema::sdl()`), so the shared path states nothing of the schema
+/// itself.
+#[derive(Debug, Clone)]
+pub struct FieldTable {
+    types: HashMap<String, HashMap<String, FieldDef>>,
+    subscription: String,
+}
+
+/// Why an SDL could not be read as a field table.
+#[derive(Debug, thiserror::Error)]
+pub enum SdlError {
+    #[error("unparsable SDL: {0}")]
+    Parse(String),
+    #[error("the schema has no subscription root")]
+    NoSubscription,
+}
+
+impl FieldTable {
+    pub fn from_sdl(sdl: &str) -> Result<FieldTable, SdlError> {
+        use async_graphql::parser::types::{TypeKind, TypeSystemDefinition};
+        let doc =
+            async_graphql::parser::parse_schema(sdl).map_err(|e| SdlError::Parse(e.to_string()))?;
+        let mut objects = HashMap::new();
+        let mut subscription = None;
+        for def in &doc.definitions {
+            match def {
+                TypeSystemDefinition::Schema(s) => {
+                    subscription = s.node.subscription.as_ref().map(|n| n.node.to_string());
+                }
+                TypeSystemDefinition::Type(t) => {
+                    if let TypeKind::Object(o) = &t.node.kind {
+                        objects.insert(t.node.name.node.to_string(), o.fields.clone());
+                    }
+                }
+                TypeSystemDefinition::Directive(_) => {}
+            }
+        }
+        let names: std::collections::HashSet<String> = objects.keys().cloned().collect();
+        let types = objects
+            .into_iter()
+            .map(|(ty, fields)| {
+                let fields = fields
+                    .iter()
+                    .map(|f| {
+                        let f = &f.node;
+                        let base = named(&f.ty.node).to_owned();
+                        let args = f
+                            .arguments
+                            .iter()
+                            .map(|a| {
+                                let a = &a.node;
+                                (
+                                    a.name.node.to_string(),
+                                    (a.ty.node.to_string(), a.default_value.is_some()),
+                                )
+                            })
+                            .collect();
+                        let def = FieldDef {
+                            object: names.contains(&base),
+                            ty: base,
+                            args,
+                        };
+                        (f.name.node.to_string(), def)
+                    })
+                    .collect();
+                (ty, fields)
+            })
+            .collect();
+        Ok(FieldTable {
+            types,
+            subscription: subscription.ok_or(SdlError::NoSubscription)?,
+        })
+    }
+
+    fn field(&self, ty: &str, name: &str) -> Option<&FieldDef> {
+        self.types.get(ty)?.get(name)
+    }
+}
+
+/// The named type under list and non-null wrappers.
+fn named(ty: &async_graphql::parser::types::Type) -> &str {
+    use async_graphql::parser::types::BaseType;
+    match &ty.base {
+        BaseType::Named(n) => n.as_str(),
+        BaseType::List(inner) => named(inner),
+    }
+}
+
 /// One selected field: its response key, its name, and for object fields
-/// the selection below it.
+/// the object's type and the selection below it.
 #[derive(Debug)]
 struct Sel {
     key: String,
     name: String,
-    sub: Option<Vec<Sel>>,
+    sub: Option<(String, Vec<Sel>)>,
 }
 
-/// The object types of the subscription feeds, and their fields (`Some` for
-/// an object-typed field: its type).
-fn field_type(ty: &str, name: &str) -> Option<Option<&'static str>> {
-    let scalar = Some(None);
-    match (ty, name) {
-        (_, "__typename") => scalar,
-        ("FeedMessage", "kind" | "gameId" | "seq" | "view" | "patch") => scalar,
-        ("FeedMessage", "event") => Some(Some("GameEvent")),
-        ("GameEvent", "seq" | "at" | "cmd" | "kind" | "event") => scalar,
-        ("HallMessage", "kind") => scalar,
-        ("HallMessage", "tables") => Some(Some("HallTable")),
-        ("HallTable", "gameId" | "seq" | "view") => scalar,
-        _ => None,
-    }
-}
-
-fn selection(ty: &str, set: &SelectionSet, fields: &mut usize, out: &mut Vec<Sel>) -> Option<()> {
+fn selection(
+    table: &FieldTable,
+    ty: &str,
+    set: &SelectionSet,
+    fields: &mut usize,
+    out: &mut Vec<Sel>,
+) -> Option<()> {
     if set.items.is_empty() {
         return None;
     }
@@ -84,13 +192,22 @@ fn selection(ty: &str, set: &SelectionSet, fields: &mut usize, out: &mut Vec<Sel
         if out.iter().any(|s| s.key == key) {
             return None;
         }
-        let sub = match field_type(ty, &name)? {
-            None if f.selection_set.node.items.is_empty() => None,
-            None => return None,
-            Some(obj) => {
-                let mut v = Vec::new();
-                selection(obj, &f.selection_set.node, fields, &mut v)?;
-                Some(v)
+        let below = &f.selection_set.node;
+        let sub = if name == "__typename" {
+            if !below.items.is_empty() {
+                return None;
+            }
+            None
+        } else {
+            let def = table.field(ty, &name)?;
+            match (def.object, below.items.is_empty()) {
+                (false, true) => None,
+                (true, false) => {
+                    let mut v = Vec::new();
+                    selection(table, &def.ty, below, fields, &mut v)?;
+                    Some((def.ty.clone(), v))
+                }
+                _ => return None,
             }
         };
         out.push(Sel { key, name, sub });
@@ -102,10 +219,12 @@ fn selection(ty: &str, set: &SelectionSet, fields: &mut usize, out: &mut Vec<Sel
 #[derive(Debug)]
 pub struct Plan {
     root: Root,
+    /// The root field's type (`FeedMessage`, …).
+    ty: String,
     key: String,
     fields: Vec<Sel>,
-    game_id: Option<String>,
-    /// `from` (table) or `after` (events).
+    game_id: Option<GameId>,
+    /// `from` (game) or `after` (events).
     from: Option<u64>,
     /// The normalized selection, part of the group key.
     canonical: String,
@@ -119,7 +238,7 @@ fn canonical(sels: &[Sel], out: &mut String) {
         out.push_str(&s.key);
         out.push(':');
         out.push_str(&s.name);
-        if let Some(sub) = &s.sub {
+        if let Some((_, sub)) = &s.sub {
             out.push('{');
             canonical(sub, out);
             out.push('}');
@@ -137,10 +256,26 @@ struct RequestPayload {
     operation_name: Option<String>,
 }
 
+/// Whether a variable declared as `var` may feed an argument of type `arg`.
+fn fits(var: &str, arg: &str) -> bool {
+    var == arg || (!arg.ends_with('!') && var.strip_suffix('!') == Some(arg))
+}
+
+/// Whether a literal value is of the argument's (scalar) type, as the
+/// feed's arguments are: `String`, and `Int` that are never negative.
+fn literal_fits(v: &ConstValue, arg: &str) -> bool {
+    match (v, arg.trim_end_matches('!')) {
+        (ConstValue::Null, _) => !arg.ends_with('!'),
+        (ConstValue::String(_), "String") => true,
+        (ConstValue::Number(n), "Int") => n.as_u64().is_some_and(|n| n <= i32::MAX as u64),
+        _ => false,
+    }
+}
+
 impl Plan {
     /// The plan for a `subscribe`/`start` payload, or `None` when it is not
     /// a plain operation on a shareable field.
-    pub fn parse(payload: &Value) -> Option<Plan> {
+    pub fn parse(payload: &Value, table: &FieldTable) -> Option<Plan> {
         let req: RequestPayload = serde_json::from_value(payload.clone()).ok()?;
         let doc = async_graphql::parser::parse_query(&req.query).ok()?;
         if !doc.fragments.is_empty() {
@@ -172,13 +307,12 @@ impl Plan {
         if !root.directives.is_empty() {
             return None;
         }
-        let (which, ty) = match root.name.node.as_str() {
-            "table" => (Root::Table, "FeedMessage"),
-            "tables" => (Root::Tables, "HallMessage"),
-            "events" => (Root::Events, "GameEvent"),
-            _ => return None,
-        };
-        // Variables: each declared once, with the exact type of the
+        let which = Root::of(root.name.node.as_str())?;
+        let def = table.field(&table.subscription, root.name.node.as_str())?;
+        if !def.object {
+            return None;
+        }
+        // Variables: each declared once, with a type that fits the
         // argument it feeds, and used.
         let vars = req.variables.unwrap_or(Value::Null);
         let mut declared: HashMap<String, (String, Option<Value>, bool)> = HashMap::new();
@@ -204,19 +338,15 @@ impl Plan {
         }
         let mut game_id = None;
         let mut from = None;
+        let mut given = Vec::new();
         for (name, value) in &root.arguments {
-            let want: &[&str] = match (which, name.node.as_str()) {
-                (Root::Table | Root::Events, "gameId") => &["String!"],
-                (Root::Table, "from") => &["Int", "Int!"],
-                (Root::Events, "after") => &["Int!"],
-                _ => return None,
-            };
+            let (want, _) = def.args.get(name.node.as_str())?;
             let mut bad = false;
             let v = value
                 .node
                 .clone()
                 .into_const_with(|var| match declared.get_mut(var.as_str()) {
-                    Some((ty, v, used)) if want.contains(&ty.as_str()) => {
+                    Some((ty, v, used)) if fits(ty, want) => {
                         *used = true;
                         match v {
                             Some(v) => ConstValue::from_json(v.clone()).map_err(|_| ()),
@@ -229,31 +359,45 @@ impl Plan {
                     }
                 })
                 .ok()?;
-            if bad {
+            if bad || !literal_fits(&v, want) || given.contains(&name.node.as_str()) {
                 return None;
             }
+            given.push(name.node.as_str());
             match (name.node.as_str(), v) {
-                ("gameId", ConstValue::String(s)) if game_id.is_none() => game_id = Some(s),
-                ("from", ConstValue::Null) => {}
-                ("from" | "after", ConstValue::Number(n)) if from.is_none() => {
-                    from = Some(n.as_u64()?);
+                (_, ConstValue::Null) => {}
+                // An id that does not parse names no game: async-graphql's
+                // path says so.
+                ("id" | "gameId", ConstValue::String(s)) => {
+                    game_id = Some(s.parse::<GameId>().ok()?);
                 }
+                ("from" | "after", ConstValue::Number(n)) => from = Some(n.as_u64()?),
                 _ => return None,
             }
         }
-        if declared.values().any(|(_, _, used)| !used) {
+        // Required arguments the schema gives no default for.
+        let missing = def.args.iter().any(|(name, (ty, default))| {
+            ty.ends_with('!') && !default && !given.contains(&name.as_str())
+        });
+        if missing || declared.values().any(|(_, _, used)| !used) {
             return None;
         }
-        if which != Root::Tables && game_id.is_none() {
+        if which != Root::Games && game_id.is_none() {
             return None;
         }
         let mut fields = 1;
         let mut sels = Vec::new();
-        selection(ty, &root.selection_set.node, &mut fields, &mut sels)?;
+        selection(
+            table,
+            &def.ty,
+            &root.selection_set.node,
+            &mut fields,
+            &mut sels,
+        )?;
         let mut canon = String::new();
         canonical(&sels, &mut canon);
         Some(Plan {
             root: which,
+            ty: def.ty.clone(),
             key: root.response_key().node.to_string(),
             fields: sels,
             game_id,
@@ -267,37 +411,52 @@ impl Plan {
     }
 
     /// The game this plan follows, if any (for the caller's checks).
-    pub fn game_id(&self) -> Option<&str> {
-        self.game_id.as_deref()
+    pub fn game_id(&self) -> Option<&GameId> {
+        self.game_id.as_ref()
     }
 
-    /// `{"data":{"<key>":<selection of msg>}}`, or `None` when `msg` is
-    /// not for this field (a snapshot on `events`).
-    fn execute(&self, msg: &Value) -> Option<Bytes> {
-        let mut out = Vec::with_capacity(256);
-        out.extend_from_slice(b"{\"data\":{");
-        write_str(&mut out, &self.key);
-        out.push(b':');
-        match self.root {
-            Root::Table => object(&mut out, "FeedMessage", &self.fields, msg),
-            Root::Tables => object(&mut out, "HallMessage", &self.fields, msg),
-            Root::Events => {
-                if msg["type"] != "delta" {
-                    return None;
-                }
-                object(&mut out, "GameEvent", &self.fields, &msg["event"])
+    /// The GraphQL value of one hub message for this field, as JSON under
+    /// the schema's field names, or `None` when the message is not for it
+    /// (a snapshot on `events`).
+    /// With the message's sequence (0 in the hall).
+    fn value_of(&self, msg: &[u8]) -> Option<(u64, Value)> {
+        let (seq, v) = match self.root {
+            Root::Game => {
+                let m: GameFeed = serde_json::from_slice(msg).ok()?;
+                (m.seq(), serde_json::to_value(FeedMessage::from(m)))
             }
-        }
-        out.extend_from_slice(b"}}");
-        Some(Bytes::from(out))
+            Root::Games => {
+                let m: HallFeed = serde_json::from_slice(msg).ok()?;
+                (0, serde_json::to_value(HallMessage::from(m)))
+            }
+            Root::Events => match serde_json::from_slice(msg).ok()? {
+                GameFeed::Delta { seq, event, .. } => {
+                    (seq, serde_json::to_value(GameEvent::from(&event)))
+                }
+                GameFeed::Snapshot { .. } => return None,
+            },
+        };
+        Some((seq, v.ok()?))
     }
 
-    fn execute_event(&self, event: &Value) -> Bytes {
+    /// `{"data":{"<key>":<selection of msg>}}` and the message's sequence,
+    /// or `None` when `msg` is not for this field.
+    fn execute(&self, msg: &[u8]) -> Option<(u64, Bytes)> {
+        let (seq, v) = self.value_of(msg)?;
+        Some((seq, self.payload(&v)))
+    }
+
+    fn execute_event(&self, event: &AudienceEvent) -> Bytes {
+        let v = serde_json::to_value(GameEvent::from(event)).expect("events serialize");
+        self.payload(&v)
+    }
+
+    fn payload(&self, v: &Value) -> Bytes {
         let mut out = Vec::with_capacity(256);
         out.extend_from_slice(b"{\"data\":{");
         write_str(&mut out, &self.key);
         out.push(b':');
-        object(&mut out, "GameEvent", &self.fields, event);
+        object(&mut out, &self.ty, &self.fields, v);
         out.extend_from_slice(b"}}");
         Bytes::from(out)
     }
@@ -307,20 +466,13 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     serde_json::to_writer(&mut *out, s).expect("strings serialize");
 }
 
-fn str_of(v: &Value) -> &str {
-    v.as_str().unwrap_or_default()
-}
-
 fn write_json(out: &mut Vec<u8>, v: &Value) {
     serde_json::to_writer(&mut *out, v).expect("JSON values serialize");
 }
 
-fn write_u64(out: &mut Vec<u8>, v: &Value) {
-    let _ = write!(out, "{}", v.as_u64().unwrap_or(0));
-}
-
-/// Writes the selection of the raw feed JSON `v` seen as `ty`, the way the
-/// resolvers in `graphql.rs` read it.
+/// Writes the selection `sels` of `v`, a value of the object type `ty` as
+/// JSON under its GraphQL field names; object fields recurse, lists of
+/// objects map, `null` stays `null`.
 fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
     out.push(b'{');
     for (i, s) in sels.iter().enumerate() {
@@ -329,56 +481,34 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
         }
         write_str(out, &s.key);
         out.push(b':');
-        match (ty, s.name.as_str()) {
-            (_, "__typename") => write_str(out, ty),
-            ("FeedMessage" | "HallMessage", "kind") => write_str(out, str_of(&v["type"])),
-            ("FeedMessage" | "HallTable", "gameId") => write_str(out, str_of(&v["game_id"])),
-            (_, "seq") => write_u64(out, &v["seq"]),
-            ("FeedMessage", "view" | "patch") => write_json(out, &v[s.name.as_str()]),
-            ("FeedMessage", "event") => {
-                if v["event"].is_null() {
-                    out.extend_from_slice(b"null");
-                } else {
-                    object(
-                        out,
-                        "GameEvent",
-                        s.sub.as_deref().unwrap_or(&[]),
-                        &v["event"],
-                    );
-                }
-            }
-            ("GameEvent", "at") => {
-                let _ = write!(out, "{}", v["at"].as_i64().unwrap_or(0));
-            }
-            ("GameEvent", "cmd") => match v["cmd"].as_u64() {
-                Some(c) => {
-                    let _ = write!(out, "{}", c as u32);
-                }
-                None => out.extend_from_slice(b"null"),
-            },
-            ("GameEvent", "kind") => write_str(out, str_of(&v["event"]["type"])),
-            ("GameEvent", "event") => write_json(out, &v["event"]),
-            ("HallMessage", "tables") => {
-                let sub = s.sub.as_deref().unwrap_or(&[]);
-                out.push(b'[');
-                match v["tables"].as_array() {
-                    Some(all) => {
-                        for (j, t) in all.iter().enumerate() {
-                            if j > 0 {
-                                out.push(b',');
-                            }
-                            object(out, "HallTable", sub, t);
-                        }
-                    }
-                    None => object(out, "HallTable", sub, v),
-                }
-                out.push(b']');
-            }
-            ("HallTable", "view") => write_json(out, &v["view"]),
-            _ => out.extend_from_slice(b"null"),
+        if s.name == "__typename" {
+            write_str(out, ty);
+            continue;
+        }
+        let field = v.get(&s.name).unwrap_or(&Value::Null);
+        match &s.sub {
+            None => write_json(out, field),
+            Some((sub_ty, sub)) => nested(out, sub_ty, sub, field),
         }
     }
     out.push(b'}');
+}
+
+fn nested(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Array(all) => {
+            out.push(b'[');
+            for (j, x) in all.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                nested(out, ty, sels, x);
+            }
+            out.push(b']');
+        }
+        _ => object(out, ty, sels, v),
+    }
 }
 
 /// Who a group serves: one feed in one audience, one selection.
@@ -386,7 +516,7 @@ fn object(out: &mut Vec<u8>, ty: &str, sels: &[Sel], v: &Value) {
 struct GroupKey {
     audience: usize,
     root: Root,
-    /// The game, or for the hall the tables a judge may see.
+    /// The game, or for the hall the games a judge may see.
     scope: String,
     selection: String,
 }
@@ -412,6 +542,7 @@ impl Drop for Group {
 #[derive(Clone)]
 pub struct Groups {
     hub: Hub,
+    fields: Arc<FieldTable>,
     map: Arc<Mutex<HashMap<GroupKey, Weak<Group>>>>,
 }
 
@@ -424,11 +555,17 @@ struct Joined {
 }
 
 impl Groups {
-    pub fn new(hub: Hub) -> Groups {
+    pub fn new(hub: Hub, fields: Arc<FieldTable>) -> Groups {
         Groups {
             hub,
+            fields,
             map: Arc::default(),
         }
+    }
+
+    /// The schema's fields, for [`Plan::parse`].
+    pub fn fields(&self) -> &FieldTable {
+        &self.fields
     }
 
     /// Groups alive now (for tests and stats).
@@ -476,7 +613,7 @@ impl Groups {
             Some(only) => self.hub.subscribe_hall(audience, only.clone()),
             None => self
                 .hub
-                .subscribe(plan.game_id.as_deref()?, audience, None)
+                .subscribe(plan.game_id.as_ref()?, audience, None)
                 .ok()?,
         };
         let stop = Arc::new(Notify::new());
@@ -491,7 +628,7 @@ impl Groups {
         let hub = self.hub.clone();
         let plan = plan.clone();
         let weak = Arc::downgrade(&group);
-        tokio::spawn(run_group(hub, plan, sub, hall, weak, stop));
+        tokio::spawn(run_group(hub, plan, sub, weak, stop));
         Some(Joined {
             _group: group,
             rx,
@@ -506,7 +643,6 @@ async fn run_group(
     hub: Hub,
     plan: Arc<Plan>,
     mut sub: HubSubscription,
-    hall: Option<Option<Arc<Games>>>,
     group: Weak<Group>,
     stop: Arc<Notify>,
 ) {
@@ -527,18 +663,12 @@ async fn run_group(
         match msg {
             Ok(b) => {
                 let Some(g) = group.upgrade() else { return };
-                let v: Value = serde_json::from_slice(&b).unwrap_or_default();
-                let Some(payload) = plan.execute(&v) else {
+                let Some((seq, payload)) = plan.execute(&b) else {
                     continue;
                 };
                 hub.stats()
                     .graphql_group_executions
                     .fetch_add(1, Ordering::Relaxed);
-                let seq = if hall.is_some() {
-                    0
-                } else {
-                    v["seq"].as_u64().unwrap_or(0)
-                };
                 let stats = hub.stats();
                 g.members.lock().expect("lock").retain(|m| {
                     match m.tx.try_send((seq, payload.clone())) {
@@ -606,7 +736,7 @@ pub fn member_stream(
 ) -> Option<impl Stream<Item = Bytes> + Send + 'static> {
     let plan = Arc::new(plan);
     let (key, hall) = match plan.root {
-        Root::Tables => {
+        Root::Games => {
             let (a, only) = access.hall();
             let scope = format!("{:?}", only.as_deref());
             (
@@ -619,17 +749,17 @@ pub fn member_stream(
                 Some(only),
             )
         }
-        Root::Table | Root::Events => {
-            let game = plan.game_id.as_deref()?;
-            if !groups.hub.has_table(game) {
+        Root::Game | Root::Events => {
+            let game = plan.game_id.as_ref()?;
+            if !groups.hub.has_game(game) {
                 return None;
             }
-            let a = access.audience_of(game).ok()?;
+            let a = access.audience_for(game).ok()?;
             (
                 GroupKey {
                     audience: slot(a),
                     root: plan.root,
-                    scope: game.to_owned(),
+                    scope: game.to_string(),
                     selection: plan.canonical.clone(),
                 },
                 None,
@@ -704,16 +834,19 @@ fn start_member(
     match (plan.root, hall) {
         (_, Some(only)) => {
             let all = groups.hub.hall_snapshot(audience, only.as_ref());
-            queue.extend(plan.execute(&serde_json::from_slice(&all).unwrap_or_default()));
+            queue.extend(plan.execute(&all).map(|(_, p)| p));
             seen = 0;
         }
         (Root::Events, None) => {
-            let game = plan.game_id.as_deref()?;
+            let game = plan.game_id.as_ref()?;
             let after = from.unwrap_or(0);
             let (initial, seq) = groups.hub.initial(game, audience, Some(after)).ok()?;
-            let snapshot = initial
-                .first()
-                .is_some_and(|b| b.starts_with(br#"{"type":"snapshot""#));
+            let snapshot = initial.first().is_some_and(|b| {
+                matches!(
+                    serde_json::from_slice::<GameFeed>(b),
+                    Ok(GameFeed::Snapshot { .. })
+                )
+            });
             if !first {
                 // A cut-back: live events only.
                 seen = seq;
@@ -723,8 +856,7 @@ fn start_member(
                     .events(game, audience, after, usize::MAX)
                     .unwrap_or_default();
                 for e in &evs {
-                    let v = serde_json::to_value(e).unwrap_or_default();
-                    queue.push_back(plan.execute_event(&v));
+                    queue.push_back(plan.execute_event(e));
                 }
                 let last = evs.last().map_or(after, |e| u64::from(e.seq).max(after));
                 // Live deltas resume after both the backlog and the
@@ -732,20 +864,16 @@ fn start_member(
                 seen = last.max(seq).max(after);
             } else {
                 for b in &initial {
-                    if let Some(p) = plan.execute(&serde_json::from_slice(b).unwrap_or_default()) {
-                        queue.push_back(p);
-                    }
+                    queue.extend(plan.execute(b).map(|(_, p)| p));
                 }
                 seen = seq.max(after);
             }
         }
         (_, None) => {
-            let game = plan.game_id.as_deref()?;
+            let game = plan.game_id.as_ref()?;
             let (initial, seq) = groups.hub.initial(game, audience, from).ok()?;
             for b in &initial {
-                if let Some(p) = plan.execute(&serde_json::from_slice(b).unwrap_or_default()) {
-                    queue.push_back(p);
-                }
+                queue.extend(plan.execute(b).map(|(_, p)| p));
             }
             seen = seq;
         }
@@ -762,87 +890,90 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const G: &str = "cup.main.r1.t1.g1";
+
     fn plan(query: &str, variables: Value) -> Option<Plan> {
-        Plan::parse(&json!({"query": query, "variables": variables}))
+        let table = crate::graphql::field_table();
+        Plan::parse(&json!({"query": query, "variables": variables}), &table)
     }
 
     #[test]
     fn plain_operations_are_shared_and_unusual_ones_are_not() {
         // What the npm graphql-ws client in tests/e2e and the bench send.
         let e2e = "subscription ($gameId: String!) {\n  events(gameId: $gameId, after: 0) { seq at kind event }\n}";
-        let p = plan(e2e, json!({"gameId": "g"})).unwrap();
+        let p = plan(e2e, json!({"gameId": G})).unwrap();
         assert_eq!(
             (p.root, p.game_id(), p.from),
-            (Root::Events, Some("g"), Some(0))
+            (Root::Events, Some(&G.parse().unwrap()), Some(0))
         );
-        let bench = "subscription($id: String!) { table(gameId: $id) { kind seq event { at } } }";
-        assert!(plan(bench, json!({"id": "g"})).is_some());
+        let bench = "subscription($id: String!) { game(id: $id) { kind seq event { at } } }";
+        assert!(plan(bench, json!({"id": G})).is_some());
         assert!(plan(
-            "subscription Hall { tables { kind tables { gameId } } }",
+            "subscription Hall { games { kind games { gameId } } }",
             Value::Null
         )
         .is_some());
         // Same selection, same group key, whatever the spacing or variable name.
         let a = plan(
-            "subscription { table(gameId: \"g\") { kind seq } }",
+            "subscription { game(id: \"cup.main.r1.t1.g1\") { kind seq } }",
             Value::Null,
         )
         .unwrap();
         let b = plan(
-            "subscription($x: String!) {table(gameId:$x){kind\nseq}}",
-            json!({"x": "g"}),
+            "subscription($x: String!) {game(id:$x){kind\nseq}}",
+            json!({"x": G}),
         )
         .unwrap();
         assert_eq!(a.canonical, b.canonical);
 
         for (q, vars) in [
             (
-                "subscription { table(gameId: \"g\") { ...F } } fragment F on FeedMessage { kind }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { ...F } } fragment F on FeedMessage { kind }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") @include(if: true) { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") @include(if: true) { kind } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { kind @skip(if: false) } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { kind @skip(if: false) } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { nope } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { nope } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { event } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { event } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { a: kind a: seq } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { a: kind a: seq } }",
                 Value::Null,
             ),
-            ("subscription { table(gameId: 3) { kind } }", Value::Null),
+            ("subscription { game(id: 3) { kind } }", Value::Null),
             (
-                "subscription { table(gameId: \"g\", from: -1) { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\", from: -1) { kind } }",
                 Value::Null,
             ),
-            ("subscription { table { kind } }", Value::Null),
+            ("subscription { game { kind } }", Value::Null),
             (
-                "subscription($id: String!, $unused: Int) { table(gameId: $id) { kind } }",
-                json!({"id": "g"}),
+                "subscription($id: String!, $unused: Int) { game(id: $id) { kind } }",
+                json!({"id": G}),
             ),
             (
-                "subscription($id: String) { table(gameId: $id) { kind } }",
-                json!({"id": "g"}),
+                "subscription($id: String) { game(id: $id) { kind } }",
+                json!({"id": G}),
             ),
             (
-                "subscription($id: String!) { table(gameId: $id) { kind } }",
+                "subscription($id: String!) { game(id: $id) { kind } }",
                 Value::Null,
             ),
             (
-                "subscription { table(gameId: \"g\") { kind } tables { kind } }",
+                "subscription { game(id: \"cup.main.r1.t1.g1\") { kind } games { kind } }",
                 Value::Null,
             ),
-            ("query { tables { gameId } }", Value::Null),
+            ("query { games { gameId } }", Value::Null),
             ("subscription {", Value::Null),
         ] {
             assert!(plan(q, vars).is_none(), "shared: {q}");

@@ -67,8 +67,8 @@ async fn public_never_sees_a_hidden_fact_before_the_game_ends() {
         create(&fx.log, &id, &sim, i as u32 + 1).await;
         append(&fx.log, &id, &sim.events[..1]).await;
         // Wait until the hub knows the table, then follow it live.
-        until(&fx.hub, |h| h.has_table(&id)).await;
-        let mut ws = connect(fx.addr, &format!("/ws/table/{id}")).await;
+        until(&fx.hub, |h| h.has_game(&gid(&id))).await;
+        let mut ws = connect(fx.addr, &format!("/ws/game/{id}")).await;
         for chunk in sim.events[1..].chunks(25) {
             append(&fx.log, &id, chunk).await;
         }
@@ -86,7 +86,7 @@ async fn public_never_sees_a_hidden_fact_before_the_game_ends() {
         }
         until_folded(&fx.hub, &id, sim.game.seq() as u64).await;
         // After the end everything may be shown: roles are revealed.
-        let hub_state = fx.hub.state(&id, Audience::Public).unwrap();
+        let hub_state = fx.hub.state(&gid(&id), Audience::Public).unwrap();
         assert!(hub_state.over);
         assert!(hub_state.view["seats"][0]["role"].is_string());
         // Public numbering counts only what the public saw: 1, 2, 3, … (checked
@@ -118,8 +118,8 @@ async fn broadcast_sees_hidden_facts_of_its_delayed_copy_of_the_game() {
     create(&fx.log, id, &sim, 1).await;
     // Subscribe before anything happens, so every event is seen arriving.
     append(&fx.log, id, &sim.events[..1]).await;
-    until(&fx.hub, |h| h.has_table(id)).await;
-    let mut ws = connect(fx.addr, &format!("/ws/table/{id}?token={BROADCAST}")).await;
+    until(&fx.hub, |h| h.has_game(&gid(id))).await;
+    let mut ws = connect(fx.addr, &format!("/ws/game/{id}?token={BROADCAST}")).await;
     let half = sim.events.len() / 2;
     append(&fx.log, id, &sim.events[1..half]).await;
     let mut f = Follower::default();
@@ -147,7 +147,7 @@ async fn broadcast_sees_hidden_facts_of_its_delayed_copy_of_the_game() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tokens_open_exactly_their_tables() {
+async fn tokens_open_exactly_their_games() {
     let fx = start(
         hub_config(Duration::from_secs(3600)),
         ServerConfig::default(),
@@ -164,7 +164,7 @@ async fn tokens_open_exactly_their_tables() {
     // The table judge sees its own table live, roles and all.
     let mut ws = connect(
         fx.addr,
-        &format!("/ws/table/cup.final.r1.t1.g1?token={JUDGE_T1}"),
+        &format!("/ws/game/cup.final.r1.t1.g1?token={JUDGE_T1}"),
     )
     .await;
     let m = next_json(&mut ws).await;
@@ -175,7 +175,7 @@ async fn tokens_open_exactly_their_tables() {
     assert_eq!(
         refused(
             fx.addr,
-            &format!("/ws/table/cup.final.r1.t2.g1?token={JUDGE_T1}")
+            &format!("/ws/game/cup.final.r1.t2.g1?token={JUDGE_T1}")
         )
         .await,
         403
@@ -183,7 +183,7 @@ async fn tokens_open_exactly_their_tables() {
     // The chief judge sees every table live.
     let mut ws = connect(
         fx.addr,
-        &format!("/ws/table/cup.final.r1.t2.g1?token={CHIEF}"),
+        &format!("/ws/game/cup.final.r1.t2.g1?token={CHIEF}"),
     )
     .await;
     let m = next_json(&mut ws).await;
@@ -191,18 +191,18 @@ async fn tokens_open_exactly_their_tables() {
     assert!(m["view"]["seats"][0]["role"].is_string());
     // A bad token is refused, never downgraded to the public.
     assert_eq!(
-        refused(fx.addr, "/ws/table/cup.final.r1.t1.g1?token=not-a-token").await,
+        refused(fx.addr, "/ws/game/cup.final.r1.t1.g1?token=not-a-token").await,
         401
     );
     // An unknown token is refused before anything else (FEED.md's order).
     assert_eq!(
-        refused(fx.addr, "/ws/table/nope?token=not-a-token").await,
+        refused(fx.addr, "/ws/game/nope?token=not-a-token").await,
         401
     );
     // An unknown table is not found, for every caller.
-    assert_eq!(refused(fx.addr, "/ws/table/nope").await, 404);
+    assert_eq!(refused(fx.addr, "/ws/game/nope").await, 404);
     assert_eq!(
-        refused(fx.addr, &format!("/ws/table/nope?token={JUDGE_T1}")).await,
+        refused(fx.addr, &format!("/ws/game/nope?token={JUDGE_T1}")).await,
         404
     );
     // The Authorization header works as well as the query, its scheme in
@@ -211,7 +211,7 @@ async fn tokens_open_exactly_their_tables() {
     let with_auth = |auth: String| {
         let mut req =
             tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
-                format!("ws://{}/ws/table/cup.final.r1.t1.g1", fx.addr),
+                format!("ws://{}/ws/game/cup.final.r1.t1.g1", fx.addr),
             )
             .unwrap();
         req.headers_mut()
@@ -238,7 +238,7 @@ async fn tokens_open_exactly_their_tables() {
         }
     }
     assert_eq!(
-        refused(fx.addr, "/ws/table/cup.final.r1.t1.g1?token=").await,
+        refused(fx.addr, "/ws/game/cup.final.r1.t1.g1?token=").await,
         401
     );
     // The hall feed with a table-judge token lists only its tables.
@@ -274,7 +274,7 @@ async fn resuming_from_a_sequence_leaves_no_gap() {
     let n = sim.events.len();
     append(&fx.log, id, &sim.events[..n / 3]).await;
     until(&fx.hub, |h| {
-        h.state(id, Audience::Public).is_ok_and(|s| s.seq > 0)
+        h.state(&gid(id), Audience::Public).is_ok_and(|s| s.seq > 0)
     })
     .await;
     for token in ["", CHIEF] {
@@ -289,20 +289,23 @@ async fn resuming_from_a_sequence_leaves_no_gap() {
             Audience::Judge
         };
         let mut f = Follower::default();
-        let mut ws = connect(fx.addr, &format!("/ws/table/{id}?{q}")).await;
+        let mut ws = connect(fx.addr, &format!("/ws/game/{id}?{q}")).await;
         f.apply(&next_json(&mut ws).await);
         assert!(f.seq > 0);
         ws.close(None).await.unwrap();
         // Events happen while the client is away.
-        let have = fx.hub.state(id, audience).unwrap().seq;
+        let have = fx.hub.state(&gid(id), audience).unwrap().seq;
         let target_engine = if token.is_empty() { 2 * n / 3 } else { n };
         let done = fx.log.last_seq(id).await.unwrap() as usize;
         if done < target_engine {
             append(&fx.log, id, &sim.events[done..target_engine]).await;
         }
-        until(&fx.hub, |h| h.state(id, audience).unwrap().seq != have).await;
-        let mut ws = connect(fx.addr, &format!("/ws/table/{id}?from={}{q}", f.seq)).await;
-        let want = fx.hub.state(id, audience).unwrap();
+        until(&fx.hub, |h| {
+            h.state(&gid(id), audience).unwrap().seq != have
+        })
+        .await;
+        let mut ws = connect(fx.addr, &format!("/ws/game/{id}?from={}{q}", f.seq)).await;
+        let want = fx.hub.state(&gid(id), audience).unwrap();
         while f.seq < want.seq {
             let m = next_json(&mut ws).await;
             assert_eq!(
@@ -334,12 +337,12 @@ async fn a_client_that_never_reads_does_not_hold_back_the_others() {
     let id = "cup.slow.r1.t1.g1";
     create(&fx.log, id, &sim, 1).await;
     append(&fx.log, id, &sim.events[..1]).await;
-    until(&fx.hub, |h| h.has_table(id)).await;
+    until(&fx.hub, |h| h.has_game(&gid(id))).await;
     // A hub subscriber that never reads: cut back once its queue is full.
-    let stalled = fx.hub.subscribe(id, Audience::Judge, None).unwrap();
+    let stalled = fx.hub.subscribe(&gid(id), Audience::Judge, None).unwrap();
     // A WebSocket client that never reads.
-    let _stalled_ws = connect(fx.addr, &format!("/ws/table/{id}?token={CHIEF}")).await;
-    let mut ws = connect(fx.addr, &format!("/ws/table/{id}?token={CHIEF}")).await;
+    let _stalled_ws = connect(fx.addr, &format!("/ws/game/{id}?token={CHIEF}")).await;
+    let mut ws = connect(fx.addr, &format!("/ws/game/{id}?token={CHIEF}")).await;
     let mut f = Follower::default();
     f.apply(&next_json(&mut ws).await);
     for e in &sim.events[1..] {
@@ -365,7 +368,7 @@ async fn a_client_that_never_reads_does_not_hold_back_the_others() {
             .load(std::sync::atomic::Ordering::Relaxed)
             >= 1
     );
-    let want = fx.hub.state(id, Audience::Judge).unwrap();
+    let want = fx.hub.state(&gid(id), Audience::Judge).unwrap();
     assert_eq!(f.normalized(), normalized(&want.view));
 }
 
@@ -379,8 +382,8 @@ async fn server_pings_and_answers_close() {
     let sim = game(RuleSetId::Classic, 1);
     create(&fx.log, "cup.ping.r1.t1.g1", &sim, 1).await;
     append(&fx.log, "cup.ping.r1.t1.g1", &sim.events[..5]).await;
-    until(&fx.hub, |h| h.has_table("cup.ping.r1.t1.g1")).await;
-    let mut ws = connect(fx.addr, "/ws/table/cup.ping.r1.t1.g1").await;
+    until(&fx.hub, |h| h.has_game(&gid("cup.ping.r1.t1.g1"))).await;
+    let mut ws = connect(fx.addr, "/ws/game/cup.ping.r1.t1.g1").await;
     let mut pinged = false;
     for _ in 0..50 {
         match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
@@ -396,7 +399,7 @@ async fn server_pings_and_answers_close() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn departed_subscribers_of_a_quiet_table_are_forgotten() {
+async fn departed_subscribers_of_a_quiet_game_are_forgotten() {
     let fx = start(
         hub_config(Duration::from_secs(3600)),
         ServerConfig::default(),
@@ -405,22 +408,56 @@ async fn departed_subscribers_of_a_quiet_table_are_forgotten() {
     let sim = game(RuleSetId::Classic, 2);
     create(&fx.log, "cup.quiet.r1.t1.g1", &sim, 1).await;
     append(&fx.log, "cup.quiet.r1.t1.g1", &sim.events).await;
-    until(&fx.hub, |h| h.has_table("cup.quiet.r1.t1.g1")).await;
+    until(&fx.hub, |h| h.has_game(&gid("cup.quiet.r1.t1.g1"))).await;
     for _ in 0..100 {
         drop(
             fx.hub
-                .subscribe("cup.quiet.r1.t1.g1", Audience::Public, None)
+                .subscribe(&gid("cup.quiet.r1.t1.g1"), Audience::Public, None)
                 .unwrap(),
         );
     }
     let kept = fx
         .hub
-        .subscribe("cup.quiet.r1.t1.g1", Audience::Public, None)
+        .subscribe(&gid("cup.quiet.r1.t1.g1"), Audience::Public, None)
         .unwrap();
     assert_eq!(
         fx.hub
-            .subscriber_count("cup.quiet.r1.t1.g1", Audience::Public),
+            .subscriber_count(&gid("cup.quiet.r1.t1.g1"), Audience::Public),
         1
     );
     drop(kept);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_old_table_routes_still_serve_the_game_routes() {
+    let fx = start(hub_config(Duration::from_secs(60)), ServerConfig::default()).await;
+    let sim = game(RuleSetId::Classic, 2);
+    let id = "cup.final.r1.t1.g1";
+    create(&fx.log, id, &sim, 1).await;
+    append(&fx.log, id, &sim.events[..20]).await;
+    until_folded(&fx.hub, id, 20).await;
+
+    let (status, games) = get_json(fx.addr, "/api/games").await;
+    assert_eq!(status, 200);
+    assert_eq!(games["games"][0]["game_id"], id);
+    assert_eq!(games["games"][0]["table"], 1, "the physical table");
+    let (status, tables) = get_json(fx.addr, "/api/tables").await;
+    assert_eq!(status, 200);
+    assert_eq!(tables["tables"], games["games"]);
+
+    let (status, new) = get_json(fx.addr, &format!("/api/game/{id}?token={CHIEF}")).await;
+    assert_eq!(status, 200);
+    let (_, old) = get_json(fx.addr, &format!("/api/table/{id}?token={CHIEF}")).await;
+    assert_eq!(new, old);
+    assert_eq!(new["seq"], 20);
+    // An id that is not a game id names no game.
+    assert_eq!(get_json(fx.addr, "/api/game/nope").await.0, 404);
+    assert_eq!(get_json(fx.addr, "/api/table/nope").await.0, 404);
+
+    let mut by_game = connect(fx.addr, &format!("/ws/game/{id}?token={CHIEF}")).await;
+    let mut by_table = connect(fx.addr, &format!("/ws/table/{id}?token={CHIEF}")).await;
+    assert_eq!(
+        next_json(&mut by_game).await,
+        next_json(&mut by_table).await
+    );
 }

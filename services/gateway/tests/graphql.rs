@@ -67,38 +67,38 @@ async fn fixture_with_game() -> (Fixture, mafia_rules::sim::SimulatedGame) {
     (fx, sim)
 }
 
-const TABLE_QUERY: &str =
-    r#"query($id: String!) { table(gameId: $id) { seq over view table { gameId table } } }"#;
+const GAME_QUERY: &str =
+    r#"query($id: String!) { game(id: $id) { seq over view game { gameId table } } }"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queries_answer_in_the_callers_audience() {
     let (fx, _sim) = fixture_with_game().await;
-    let q = json!({"query": TABLE_QUERY, "variables": {"id": "cup.final.r1.t1.g1"}});
+    let q = json!({"query": GAME_QUERY, "variables": {"id": "cup.final.r1.t1.g1"}});
     let (status, public) = post(fx.addr, "/graphql", None, &q).await;
     assert_eq!(status, 200);
-    let view = &public["data"]["table"]["view"];
+    let view = &public["data"]["game"]["view"];
     assert!(
         view["seats"][0]["role"].is_null(),
         "public saw a role: {view}"
     );
     assert!(view["prompt"].is_null());
     let (_, judge) = post(fx.addr, "/graphql", Some(CHIEF), &q).await;
-    assert!(judge["data"]["table"]["view"]["seats"][0]["role"].is_string());
-    assert_eq!(judge["data"]["table"]["seq"], 60);
+    assert!(judge["data"]["game"]["view"]["seats"][0]["role"].is_string());
+    assert_eq!(judge["data"]["game"]["seq"], 60);
 
-    let (_, tables) = post(
+    let (_, games) = post(
         fx.addr,
         "/graphql",
         None,
-        &json!({"query": "{ tables { gameId round table } }"}),
+        &json!({"query": "{ games { gameId round table } }"}),
     )
     .await;
-    assert_eq!(tables["data"]["tables"][0]["gameId"], "cup.final.r1.t1.g1");
-    let q = json!({"query": "{ tournaments { name rounds { number tables { gameId } } } }"});
+    assert_eq!(games["data"]["games"][0]["gameId"], "cup.final.r1.t1.g1");
+    let q = json!({"query": "{ tournaments { name rounds { number games { gameId } } } }"});
     let (_, t) = post(fx.addr, "/graphql", None, &q).await;
     assert_eq!(t["data"]["tournaments"][0]["name"], "cup");
     assert_eq!(
-        t["data"]["tournaments"][0]["rounds"][0]["tables"][0]["gameId"],
+        t["data"]["tournaments"][0]["rounds"][0]["games"][0]["gameId"],
         "cup.final.r1.t1.g1"
     );
 
@@ -124,7 +124,7 @@ async fn queries_answer_in_the_callers_audience() {
 async fn bad_input_gets_clear_errors() {
     let (fx, _sim) = fixture_with_game().await;
     // Malformed.
-    let (_, r) = post(fx.addr, "/graphql", None, &json!({"query": "{ tables { "})).await;
+    let (_, r) = post(fx.addr, "/graphql", None, &json!({"query": "{ games { "})).await;
     assert!(r["errors"][0]["message"].is_string());
     // Too deep: nested introspection is the classic way to build one.
     let deep = "{ __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }";
@@ -137,7 +137,7 @@ async fn bad_input_gets_clear_errors() {
     let wide = format!(
         "{{ {} }}",
         (0..300)
-            .map(|i| format!("a{i}: tables {{ gameId }}"))
+            .map(|i| format!("a{i}: games {{ gameId }}"))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -149,13 +149,13 @@ async fn bad_input_gets_clear_errors() {
             .contains("complex"),
         "{r}"
     );
-    // Unknown table, and a judge token's scope.
-    let q = json!({"query": TABLE_QUERY, "variables": {"id": "nope"}});
+    // Unknown game, and a judge token's scope.
+    let q = json!({"query": GAME_QUERY, "variables": {"id": "nope"}});
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     assert!(r["errors"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("unknown table"));
+        .contains("unknown game"));
     // A bad token is refused outright.
     let (status, _) = post(fx.addr, "/graphql", Some("not-a-token"), &q).await;
     assert_eq!(status, 401);
@@ -164,18 +164,18 @@ async fn bad_input_gets_clear_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_post_body_is_refused_with_413_and_changes_nothing() {
     let (fx, _sim) = fixture_with_game().await;
-    let huge = json!({"query": format!("{{ tables {{ gameId }} }} #{}", "x".repeat(1 << 20))});
+    let huge = json!({"query": format!("{{ games {{ gameId }} }} #{}", "x".repeat(1 << 20))});
     let (status, _) = post(fx.addr, "/graphql", None, &huge).await;
     assert_eq!(status, 413);
     let (status, body) = post(
         fx.addr,
         "/graphql",
         None,
-        &json!({"query": "{ tables { gameId } }"}),
+        &json!({"query": "{ games { gameId } }"}),
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    assert!(body["data"]["tables"].is_array(), "{body}");
+    assert!(body["data"]["games"].is_array(), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -230,7 +230,7 @@ async fn next_msg(ws: &mut Ws) -> Value {
 }
 
 const SUB: &str =
-    r#"subscription($id: String!) { table(gameId: $id) { kind seq view patch event { kind } } }"#;
+    r#"subscription($id: String!) { game(id: $id) { kind seq view patch event { kind } } }"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graphql_transport_ws_streams_a_snapshot_then_deltas() {
@@ -245,14 +245,14 @@ async fn graphql_transport_ws_streams_a_snapshot_then_deltas() {
     send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup.final.r1.t1.g1"}}})).await;
     let m = next_msg(&mut ws).await;
     assert_eq!(m["type"], "next");
-    let t = &m["payload"]["data"]["table"];
+    let t = &m["payload"]["data"]["game"];
     assert_eq!(t["kind"], "snapshot");
     assert_eq!(t["seq"], 60);
     assert!(t["view"]["seats"][0]["role"].is_string());
     append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;
     for seq in 61..=70 {
         let m = next_msg(&mut ws).await;
-        let t = &m["payload"]["data"]["table"];
+        let t = &m["payload"]["data"]["game"];
         assert_eq!(t["kind"], "delta");
         assert_eq!(t["seq"], seq);
     }
@@ -286,7 +286,7 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
     send(&mut ws, json!({"id": "1", "type": "subscribe", "payload": {"query": SUB, "variables": {"id": "cup.final.r1.t1.g1"}}})).await;
     let m = next_msg(&mut ws).await;
-    assert!(m["payload"]["data"]["table"]["view"]["seats"][0]["role"].is_null());
+    assert!(m["payload"]["data"]["game"]["view"]["seats"][0]["role"].is_null());
     let before_end = sim
         .events
         .iter()
@@ -296,13 +296,13 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
     until_folded(&fx.hub, "cup.final.r1.t1.g1", before_end as u64).await;
     let want = fx
         .hub
-        .state("cup.final.r1.t1.g1", Audience::Public)
+        .state(&gid("cup.final.r1.t1.g1"), Audience::Public)
         .unwrap()
         .seq;
-    let mut seq = m["payload"]["data"]["table"]["seq"].as_u64().unwrap();
+    let mut seq = m["payload"]["data"]["game"]["seq"].as_u64().unwrap();
     while seq < want {
         let m = next_msg(&mut ws).await;
-        let t = &m["payload"]["data"]["table"];
+        let t = &m["payload"]["data"]["game"];
         assert!(
             !HIDDEN.contains(&t["event"]["kind"].as_str().unwrap()),
             "{t}"
@@ -315,7 +315,7 @@ async fn public_subscription_carries_no_hidden_fact_and_floods_are_refused() {
     // A flood of subscriptions on one connection hits the limit cleanly.
     let limit = mafia_gateway::graphql::MAX_SUBSCRIPTIONS_PER_CONNECTION;
     for i in 2..=limit + 1 {
-        send(&mut ws, json!({"id": i.to_string(), "type": "subscribe", "payload": {"query": "subscription { tables { kind } }"}})).await;
+        send(&mut ws, json!({"id": i.to_string(), "type": "subscribe", "payload": {"query": "subscription { games { kind } }"}})).await;
     }
     let mut refused = false;
     for _ in 0..limit * 2 {
@@ -375,7 +375,7 @@ async fn a_bad_token_in_connection_init_closes_the_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_protocol_is_given_only_once_the_game_is_over() {
     let (fx, sim) = fixture_with_game().await;
-    let q = json!({"query": r#"{ protocol(gameId: "cup.final.r1.t1.g1") { table { gameId } events { seq kind } } }"#});
+    let q = json!({"query": r#"{ protocol(gameId: "cup.final.r1.t1.g1") { game { gameId } events { seq kind } } }"#});
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     assert!(
         r["errors"][0]["message"]
@@ -459,8 +459,8 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
         .await;
         let first = next_text(&mut ws).await;
         let snapshot: Value = serde_json::from_str(payload_of(&first, &id, kind)).unwrap();
-        assert_eq!(snapshot["data"]["table"]["kind"], "snapshot");
-        assert_eq!(snapshot["data"]["table"]["seq"], 60);
+        assert_eq!(snapshot["data"]["game"]["kind"], "snapshot");
+        assert_eq!(snapshot["data"]["game"]["seq"], 60);
         subs.push((ws, id, kind));
     }
     // The same selection behind a directive takes async-graphql's own path:
@@ -472,14 +472,14 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
     )
     .await;
     assert_eq!(next_msg(&mut reference).await["type"], "connection_ack");
-    let q = r#"subscription($id: String!) { table(gameId: $id) @include(if: true) { kind seq view patch event { kind } } }"#;
+    let q = r#"subscription($id: String!) { game(id: $id) @include(if: true) { kind seq view patch event { kind } } }"#;
     send(
         &mut reference,
         json!({"id": "ref", "type": "subscribe", "payload": {"query": q, "variables": vars}}),
     )
     .await;
     let first = next_msg(&mut reference).await;
-    assert_eq!(first["payload"]["data"]["table"]["seq"], 60);
+    assert_eq!(first["payload"]["data"]["game"]["seq"], 60);
 
     let executed = |fx: &Fixture| {
         fx.hub
@@ -497,7 +497,7 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
             let text = next_text(ws).await;
             let payload = payload_of(&text, id, kind).to_owned();
             let v: Value = serde_json::from_str(&payload).unwrap();
-            assert_eq!(v["data"]["table"]["seq"], seq);
+            assert_eq!(v["data"]["game"]["seq"], seq);
             assert_eq!(
                 v, want["payload"],
                 "shared and per-subscriber answers differ"
@@ -520,7 +520,7 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
     for (ws, id, kind) in subs.iter_mut().skip(1) {
         let text = next_text(ws).await;
         let v: Value = serde_json::from_str(payload_of(&text, id, kind)).unwrap();
-        assert_eq!(v["data"]["table"]["seq"], 71);
+        assert_eq!(v["data"]["game"]["seq"], 71);
     }
 }
 
@@ -529,7 +529,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     let (fx, sim) = fixture_with_game().await;
     let public_seq = |fx: &Fixture| {
         fx.hub
-            .state("cup.final.r1.t1.g1", Audience::Public)
+            .state(&gid("cup.final.r1.t1.g1"), Audience::Public)
             .unwrap()
             .seq
     };
@@ -539,7 +539,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
     // Each plain (shared) operation next to the same one behind a
     // directive, which takes async-graphql's own path.
-    let hall = "t: tables { __typename kind tables { gameId seq view } }";
+    let hall = "t: games { __typename kind games { gameId seq view } }";
     let events = format!(
         r#"t: events(gameId: "cup.final.r1.t1.g1", after: {after}) {{ seq at cmd kind event __typename }}"#
     );
@@ -547,7 +547,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
         format!("subscription {{ {hall} }}"),
         format!(
             "subscription {{ {} }}",
-            hall.replace("tables {", "tables @include(if: true) {")
+            hall.replace("games {", "games @include(if: true) {")
         ),
         format!("subscription {{ {events} }}"),
         format!(
@@ -567,7 +567,7 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     assert_eq!(got["1"][0], got["2"][0]);
     assert_eq!(got["1"][0]["data"]["t"]["__typename"], "HallMessage");
     assert_eq!(
-        got["1"][0]["data"]["t"]["tables"][0]["gameId"],
+        got["1"][0]["data"]["t"]["games"][0]["gameId"],
         "cup.final.r1.t1.g1"
     );
     append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;

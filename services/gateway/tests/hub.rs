@@ -38,12 +38,12 @@ async fn public_feeds_of_many_games_hide_every_hidden_fact_and_rebuild_the_engin
         for seed in 0..4u64 {
             let sim = game(rules, 100 + seed);
             covered.extend(hidden_kinds(&sim.events));
-            let id = format!("g{i}-{seed}");
+            let id = format!("cup.final.r{}.t{}.g1", i + 1, seed + 1);
             create(&fx.log, &id, &sim, 1).await;
             append(&fx.log, &id, &sim.events[..1]).await;
-            until(&fx.hub, |h| h.has_table(&id)).await;
-            let mut public = fx.hub.subscribe(&id, Audience::Public, None).unwrap();
-            let mut judge = fx.hub.subscribe(&id, Audience::Judge, None).unwrap();
+            until(&fx.hub, |h| h.has_game(&gid(&id))).await;
+            let mut public = fx.hub.subscribe(&gid(&id), Audience::Public, None).unwrap();
+            let mut judge = fx.hub.subscribe(&gid(&id), Audience::Judge, None).unwrap();
             for chunk in sim.events[1..].chunks(40) {
                 append(&fx.log, &id, chunk).await;
             }
@@ -67,7 +67,7 @@ async fn public_feeds_of_many_games_hide_every_hidden_fact_and_rebuild_the_engin
             for b in std::mem::take(&mut public.initial) {
                 fp.apply(&serde_json::from_slice(&b).unwrap());
             }
-            let target = fx.hub.state(&id, Audience::Public).unwrap().seq;
+            let target = fx.hub.state(&gid(&id), Audience::Public).unwrap().seq;
             let mut ended = false;
             while fp.seq < target {
                 let b = tokio::time::timeout(Duration::from_secs(30), public.recv())
@@ -124,18 +124,35 @@ async fn a_shared_graphql_member_that_falls_behind_is_cut_back_to_a_snapshot() {
     create(&fx.log, "cup.hub.r1.t1.g1", &sim, 1).await;
     append(&fx.log, "cup.hub.r1.t1.g1", &sim.events[..10]).await;
     until_folded(&fx.hub, "cup.hub.r1.t1.g1", 10).await;
-    let groups = Groups::new(fx.hub.clone());
-    let query = serde_json::json!({"query": r#"subscription { table(gameId: "cup.hub.r1.t1.g1") { kind seq } }"#});
+    let groups = Groups::new(
+        fx.hub.clone(),
+        std::sync::Arc::new(mafia_gateway::graphql::field_table()),
+    );
+    let query = serde_json::json!({"query": r#"subscription { game(id: "cup.hub.r1.t1.g1") { kind seq } }"#});
     let access = tokens().check(Some(CHIEF)).unwrap();
-    let mut slow = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
-    let mut fast = Box::pin(member_stream(&groups, Plan::parse(&query).unwrap(), &access).unwrap());
+    let mut slow = Box::pin(
+        member_stream(
+            &groups,
+            Plan::parse(&query, groups.fields()).unwrap(),
+            &access,
+        )
+        .unwrap(),
+    );
+    let mut fast = Box::pin(
+        member_stream(
+            &groups,
+            Plan::parse(&query, groups.fields()).unwrap(),
+            &access,
+        )
+        .unwrap(),
+    );
     assert_eq!(groups.len(), 1);
     async fn next(s: &mut (impl futures::Stream<Item = bytes::Bytes> + Unpin)) -> Value {
         let b = tokio::time::timeout(Duration::from_secs(30), s.next())
             .await
             .expect("no message within 30 s")
             .expect("stream ended");
-        serde_json::from_slice::<Value>(&b).unwrap()["data"]["table"].clone()
+        serde_json::from_slice::<Value>(&b).unwrap()["data"]["game"].clone()
     }
     for s in [&mut slow, &mut fast] {
         let m = next(s).await;
@@ -198,17 +215,17 @@ async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() 
     let sim = game(RuleSetId::Club, 7);
     create(&log, "cup.bc.r1.t1.g1", &sim, 1).await;
     append(&log, "cup.bc.r1.t1.g1", &sim.events[..1]).await;
-    until(&hub, |h| h.has_table("cup.bc.r1.t1.g1")).await;
+    until(&hub, |h| h.has_game(&gid("cup.bc.r1.t1.g1"))).await;
     let mut broadcast = hub
-        .subscribe("cup.bc.r1.t1.g1", Audience::Broadcast, None)
+        .subscribe(&gid("cup.bc.r1.t1.g1"), Audience::Broadcast, None)
         .unwrap();
     let mut judge = hub
-        .subscribe("cup.bc.r1.t1.g1", Audience::Judge, None)
+        .subscribe(&gid("cup.bc.r1.t1.g1"), Audience::Judge, None)
         .unwrap();
     append(&log, "cup.bc.r1.t1.g1", &sim.events[1..20]).await;
     until_folded(&hub, "cup.bc.r1.t1.g1", 20).await;
     assert_eq!(
-        hub.state("cup.bc.r1.t1.g1", Audience::Broadcast)
+        hub.state(&gid("cup.bc.r1.t1.g1"), Audience::Broadcast)
             .unwrap()
             .seq,
         0
@@ -226,7 +243,10 @@ async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() 
     );
     tokio::time::advance(Duration::from_millis(1)).await;
     until(&hub, |h| {
-        h.state("cup.bc.r1.t1.g1", Audience::Broadcast).unwrap().seq == 20
+        h.state(&gid("cup.bc.r1.t1.g1"), Audience::Broadcast)
+            .unwrap()
+            .seq
+            == 20
     })
     .await;
     let mut f = Follower::default();
@@ -241,4 +261,35 @@ async fn broadcast_subscribers_get_live_events_exactly_when_the_delay_is_over() 
     let engine = serde_json::to_value(upto.view(Audience::Broadcast)).unwrap();
     assert_eq!(f.normalized(), normalized(&engine));
     hub.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_that_are_not_games_are_skipped() {
+    let fx = start(
+        hub_config(Duration::from_secs(60)),
+        mafia_gateway::ServerConfig::default(),
+    )
+    .await;
+    let sim = game(RuleSetId::Club, 7);
+    // The scoring service's log of a tournament shares the event log.
+    create(&fx.log, "tournament.cup", &sim, 1).await;
+    append(&fx.log, "tournament.cup", &sim.events[..5]).await;
+    create(&fx.log, "cup.final.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[..5]).await;
+    until_folded(&fx.hub, "cup.final.r1.t1.g1", 5).await;
+    let ids: Vec<_> = fx
+        .hub
+        .games()
+        .into_iter()
+        .map(|g| g.game_id.to_string())
+        .collect();
+    assert_eq!(ids, vec!["cup.final.r1.t1.g1"]);
+    assert_eq!(
+        fx.hub
+            .stats()
+            .events
+            .load(std::sync::atomic::Ordering::Relaxed),
+        5,
+        "only the game's events are folded"
+    );
 }

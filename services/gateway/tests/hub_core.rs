@@ -10,6 +10,10 @@ use mafia_gateway::hub::{Arrival, CoreConfig, HubCore, Now, Route, Transmit};
 use mafia_record::LoggedEvent;
 use mafia_rules::{Audience, Envelope, RuleSetId};
 
+/// The game of [`with_game`], and one with an unusable header.
+const G: &str = "cup.final.r1.t1.g1";
+const BAD: &str = "cup.final.r1.t9.g1";
+
 const DELAY: Duration = Duration::from_secs(60);
 
 fn core() -> HubCore {
@@ -27,12 +31,12 @@ fn payload(e: &Envelope) -> Vec<u8> {
     .unwrap()
 }
 
-/// A core with one game "g" and the instant everything starts at.
+/// A core with one game, [`G`], and the instant everything starts at.
 fn with_game() -> (HubCore, mafia_rules::sim::SimulatedGame, Instant) {
     let sim = game(RuleSetId::Club, 7);
     let mut core = core();
     let header = serde_json::to_vec(&header(&sim, 1)).unwrap();
-    core.add_game("g", &header).unwrap();
+    core.add_game(&gid(G), &header).unwrap();
     (core, sim, Instant::now())
 }
 
@@ -42,7 +46,7 @@ fn at(t: Instant, unix_ms: i64) -> Now {
 
 fn to_table(out: &[Transmit], audience: Audience) -> Vec<&Transmit> {
     out.iter()
-        .filter(|t| matches!(&t.route, Route::Table { audience: a, .. } if *a == audience))
+        .filter(|t| matches!(&t.route, Route::Game { audience: a, .. } if *a == audience))
         .collect()
 }
 
@@ -53,7 +57,14 @@ fn broadcast_events_wait_out_the_delay_from_their_arrival() {
     for (i, e) in sim.events[..10].iter().enumerate() {
         let now = at(t0 + Duration::from_secs(i as u64), e.at);
         assert!(core
-            .handle_event("g", e.seq as u64, &payload(e), Arrival::Live, now, &mut out)
+            .handle_event(
+                &gid(G),
+                e.seq as u64,
+                &payload(e),
+                Arrival::Live,
+                now,
+                &mut out
+            )
             .unwrap());
     }
     assert!(
@@ -86,7 +97,7 @@ fn broadcast_events_wait_out_the_delay_from_their_arrival() {
         .collect();
     assert_eq!(seqs, (1..=10).collect::<Vec<_>>(), "in order, each once");
     assert_eq!(core.poll_timeout(), None, "nothing left to wake up for");
-    assert_eq!(core.state("g", Audience::Broadcast).unwrap().seq, 10);
+    assert_eq!(core.state(&gid(G), Audience::Broadcast).unwrap().seq, 10);
 }
 
 #[test]
@@ -96,14 +107,14 @@ fn events_read_from_the_log_wait_only_for_what_is_left_of_their_delay() {
     let mut out = Vec::new();
     // Stored 45 s ago by the judge's clock: 15 s of the delay are left.
     let now = at(t0, e.at + 45_000);
-    core.handle_event("g", 1, &payload(e), Arrival::Logged, now, &mut out)
+    core.handle_event(&gid(G), 1, &payload(e), Arrival::Logged, now, &mut out)
         .unwrap();
     assert!(to_table(&out, Audience::Broadcast).is_empty());
     assert_eq!(core.poll_timeout(), Some(t0 + Duration::from_secs(15)));
     // Long past: released with the event itself.
     let e = &sim.events[1];
     let now = at(t0 + Duration::from_secs(15), e.at + 3_600_000);
-    core.handle_event("g", 2, &payload(e), Arrival::Logged, now, &mut out)
+    core.handle_event(&gid(G), 2, &payload(e), Arrival::Logged, now, &mut out)
         .unwrap();
     assert_eq!(to_table(&out, Audience::Broadcast).len(), 2);
 }
@@ -115,7 +126,7 @@ fn each_event_is_encoded_once_per_audience_that_sees_it() {
     let dealt = &sim.events[0];
     assert!(matches!(dealt.event, mafia_rules::Event::Dealt { .. }));
     core.handle_event(
-        "g",
+        &gid(G),
         1,
         &payload(dealt),
         Arrival::Live,
@@ -133,10 +144,10 @@ fn each_event_is_encoded_once_per_audience_that_sees_it() {
         .collect();
     assert_eq!(halls.len(), 1, "one hall message for the judges");
     // Catch-up hands out the same bytes, not a copy.
-    let (initial, seq) = core.catch_up("g", Audience::Judge, Some(0)).unwrap();
+    let (initial, seq) = core.catch_up(&gid(G), Audience::Judge, Some(0)).unwrap();
     assert_eq!(seq, 1);
     assert_eq!(initial.len(), 1, "a client with nothing gets a snapshot");
-    let (deltas, _) = core.catch_up("g", Audience::Judge, Some(1)).unwrap();
+    let (deltas, _) = core.catch_up(&gid(G), Audience::Judge, Some(1)).unwrap();
     assert!(deltas.is_empty());
 }
 
@@ -147,23 +158,23 @@ fn an_event_folded_already_is_ignored() {
     let e = &sim.events[0];
     let now = at(t0, e.at);
     assert!(core
-        .handle_event("g", 1, &payload(e), Arrival::Live, now, &mut out)
+        .handle_event(&gid(G), 1, &payload(e), Arrival::Live, now, &mut out)
         .unwrap());
     out.clear();
     assert!(!core
-        .handle_event("g", 1, &payload(e), Arrival::Logged, now, &mut out)
+        .handle_event(&gid(G), 1, &payload(e), Arrival::Logged, now, &mut out)
         .unwrap());
     assert!(out.is_empty());
-    assert_eq!(core.state("g", Audience::Judge).unwrap().seq, 1);
+    assert_eq!(core.state(&gid(G), Audience::Judge).unwrap().seq, 1);
 }
 
 #[test]
-fn a_table_with_an_unreadable_header_is_refused_once_and_its_events_ignored() {
+fn a_game_with_an_unreadable_header_is_refused_once_and_its_events_ignored() {
     let mut core = core();
-    assert!(core.add_game("bad", b"not json").is_err());
-    assert!(core.knows("bad") && !core.has_table("bad"));
+    assert!(core.add_game(&gid(BAD), b"not json").is_err());
+    assert!(core.knows(&gid(BAD)) && !core.has_game(&gid(BAD)));
     assert!(
-        core.add_game("bad", b"not json").is_ok(),
+        core.add_game(&gid(BAD), b"not json").is_ok(),
         "refused once, then known"
     );
     let sim = game(RuleSetId::Club, 7);
@@ -171,10 +182,10 @@ fn a_table_with_an_unreadable_header_is_refused_once_and_its_events_ignored() {
     let e = &sim.events[0];
     let now = at(Instant::now(), e.at);
     assert!(!core
-        .handle_event("bad", 1, &payload(e), Arrival::Live, now, &mut out)
+        .handle_event(&gid(BAD), 1, &payload(e), Arrival::Live, now, &mut out)
         .unwrap());
     assert!(out.is_empty());
-    assert!(core.tables().is_empty());
+    assert!(core.games().is_empty());
 }
 
 #[test]
@@ -182,21 +193,21 @@ fn an_unreadable_event_is_refused_and_changes_nothing() {
     let (mut core, _, t0) = with_game();
     let mut out = Vec::new();
     let err = core
-        .handle_event("g", 1, b"{}", Arrival::Live, at(t0, 0), &mut out)
+        .handle_event(&gid(G), 1, b"{}", Arrival::Live, at(t0, 0), &mut out)
         .unwrap_err();
     assert!(err.to_string().contains("unreadable event 1"), "{err}");
     assert!(out.is_empty());
-    assert_eq!(core.state("g", Audience::Judge).unwrap().seq, 0);
+    assert_eq!(core.state(&gid(G), Audience::Judge).unwrap().seq, 0);
     assert_eq!(core.poll_timeout(), None);
 }
 
-/// Everything the public gets of game "g" when `sim`'s events arrive live,
+/// Everything the public gets of game [`G`] when `sim`'s events arrive live,
 /// each at its own time: the table and hall messages with the instant they
 /// were sent, then the events GraphQL's `events` and a resuming raw-feed
 /// subscriber would be given, and the public state.
 fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
     let mut core = core();
-    core.add_game("g", &serde_json::to_vec(&header(sim, 1)).unwrap())
+    core.add_game(&gid(G), &serde_json::to_vec(&header(sim, 1)).unwrap())
         .unwrap();
     let t0 = Instant::now();
     let start = sim.events[0].at;
@@ -204,12 +215,19 @@ fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
     for e in &sim.events {
         let now = at(t0 + Duration::from_millis((e.at - start) as u64), e.at);
         let mut out = Vec::new();
-        core.handle_event("g", e.seq as u64, &payload(e), Arrival::Live, now, &mut out)
-            .unwrap();
+        core.handle_event(
+            &gid(G),
+            e.seq as u64,
+            &payload(e),
+            Arrival::Live,
+            now,
+            &mut out,
+        )
+        .unwrap();
         let public: Vec<_> = out
             .iter()
             .filter(|t| match &t.route {
-                Route::Table { audience, .. } | Route::Hall { audience, .. } => {
+                Route::Game { audience, .. } | Route::Hall { audience, .. } => {
                     *audience == Audience::Public
                 }
             })
@@ -220,14 +238,21 @@ fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
             seen.extend(public);
         }
     }
-    let events = core.events("g", Audience::Public, 0, usize::MAX).unwrap();
+    let events = core
+        .events(&gid(G), Audience::Public, 0, usize::MAX)
+        .unwrap();
     seen.push(serde_json::to_string(&events).unwrap());
     for from in [None, Some(0), Some(3)] {
-        let (msgs, seq) = core.catch_up("g", Audience::Public, from).unwrap();
+        let (msgs, seq) = core.catch_up(&gid(G), Audience::Public, from).unwrap();
         seen.push(format!("catch-up from {from:?} to {seq}"));
         seen.extend(msgs.iter().map(|m| String::from_utf8_lossy(m).into_owned()));
     }
-    seen.push(core.state("g", Audience::Public).unwrap().view.to_string());
+    seen.push(
+        core.state(&gid(G), Audience::Public)
+            .unwrap()
+            .view
+            .to_string(),
+    );
     seen
 }
 
@@ -259,7 +284,7 @@ proptest::proptest! {
 fn a_game_before_its_deal_is_shown_as_such_to_every_audience() {
     let (core, _, _) = with_game();
     for a in [Audience::Public, Audience::Broadcast] {
-        let view = core.state("g", a).unwrap().view;
+        let view = core.state(&gid(G), a).unwrap().view;
         assert_eq!(view["step"]["kind"], "before_deal", "{a:?}");
         assert!(view["seats"]
             .as_array()

@@ -28,7 +28,7 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
         .await
         .unwrap();
     let mut sub = early
-        .subscribe("cup.final.r1.t1.g1", Audience::Public, None)
+        .subscribe(&gid("cup.final.r1.t1.g1"), Audience::Public, None)
         .unwrap();
     append(&log, "cup.final.r1.t1.g1", &sim.events[30..100]).await;
     let other_log: Arc<dyn EventLog> =
@@ -40,24 +40,24 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
     let n = sim.events.len() as u64;
     for hub in [&early, &late] {
         until(hub, |h| {
-            h.state("cup.final.r1.t1.g1", Audience::Judge)
+            h.state(&gid("cup.final.r1.t1.g1"), Audience::Judge)
                 .is_ok_and(|s| s.seq == n)
-                && h.state("cup.final.r1.t1.g1", Audience::Broadcast)
+                && h.state(&gid("cup.final.r1.t1.g1"), Audience::Broadcast)
                     .is_ok_and(|s| s.seq == n)
         })
         .await;
     }
     for a in [Audience::Public, Audience::Broadcast, Audience::Judge] {
-        let x = early.state("cup.final.r1.t1.g1", a).unwrap();
-        let y = late.state("cup.final.r1.t1.g1", a).unwrap();
+        let x = early.state(&gid("cup.final.r1.t1.g1"), a).unwrap();
+        let y = late.state(&gid("cup.final.r1.t1.g1"), a).unwrap();
         assert_eq!(x.seq, y.seq, "{a:?} numbering differs");
         assert_eq!(x.view, y.view, "{a:?} views differ");
         assert_eq!(
             early
-                .events("cup.final.r1.t1.g1", a, 0, usize::MAX)
+                .events(&gid("cup.final.r1.t1.g1"), a, 0, usize::MAX)
                 .unwrap()
                 .len(),
-            late.events("cup.final.r1.t1.g1", a, 0, usize::MAX)
+            late.events(&gid("cup.final.r1.t1.g1"), a, 0, usize::MAX)
                 .unwrap()
                 .len()
         );
@@ -68,7 +68,7 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
         f.apply(&serde_json::from_slice(&b).unwrap());
     }
     let want = early
-        .state("cup.final.r1.t1.g1", Audience::Public)
+        .state(&gid("cup.final.r1.t1.g1"), Audience::Public)
         .unwrap()
         .seq;
     while f.seq < want {
@@ -80,7 +80,7 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
             // It did not read while the game was appended: resume where it was.
             Err(mafia_gateway::hub::Ended::Lagged) => {
                 sub = early
-                    .subscribe("cup.final.r1.t1.g1", Audience::Public, Some(f.seq))
+                    .subscribe(&gid("cup.final.r1.t1.g1"), Audience::Public, Some(f.seq))
                     .unwrap();
                 for b in std::mem::take(&mut sub.initial) {
                     f.apply(&serde_json::from_slice(&b).unwrap());

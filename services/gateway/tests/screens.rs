@@ -106,7 +106,8 @@ async fn each_screen_renders_what_its_audience_may_see() {
     }
     for id in ["cup.final.r1.t1.g1", "cup.final.r1.t2.g1"] {
         until(&fx.hub, |h| {
-            h.state(id, Audience::Broadcast).is_ok_and(|s| s.seq == 80)
+            h.state(&gid(id), Audience::Broadcast)
+                .is_ok_and(|s| s.seq == 80)
         })
         .await;
     }

@@ -18,7 +18,7 @@ async fn with_a_table(fx: &Fixture) {
     let sim = game(RuleSetId::Rfm, 5);
     create(&fx.log, "cup.final.r1.t1.g1", &sim, 1).await;
     append(&fx.log, "cup.final.r1.t1.g1", &sim.events[..10]).await;
-    until(&fx.hub, |h| h.has_table("cup.final.r1.t1.g1")).await;
+    until(&fx.hub, |h| h.has_game(&gid("cup.final.r1.t1.g1"))).await;
 }
 
 #[tokio::test]
@@ -26,7 +26,7 @@ async fn shutdown_closes_every_websocket_with_going_away() {
     let mut fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
     with_a_table(&fx).await;
 
-    let mut raw = connect(fx.addr, "/ws/table/cup.final.r1.t1.g1").await;
+    let mut raw = connect(fx.addr, "/ws/game/cup.final.r1.t1.g1").await;
     next_json(&mut raw).await;
     let mut hall = connect(fx.addr, "/ws/hall").await;
     next_json(&mut hall).await;
@@ -57,7 +57,7 @@ async fn shutdown_closes_every_websocket_with_going_away() {
 async fn a_client_message_over_the_limit_is_closed_with_1009() {
     let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
     with_a_table(&fx).await;
-    let mut raw = connect(fx.addr, "/ws/table/cup.final.r1.t1.g1").await;
+    let mut raw = connect(fx.addr, "/ws/game/cup.final.r1.t1.g1").await;
     next_json(&mut raw).await;
     raw.send(Message::Text("x".repeat(200_000).into()))
         .await

@@ -245,7 +245,7 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
 
     let ws = |token: Option<&str>| {
         let q = token.map(|t| format!("?token={t}")).unwrap_or_default();
-        tokio::spawn(follow_ws(format!("ws://{gateway}/ws/table/{game}{q}")))
+        tokio::spawn(follow_ws(format!("ws://{gateway}/ws/game/{game}{q}")))
     };
     let public = ws(None);
     let chief = ws(Some(CHIEF));

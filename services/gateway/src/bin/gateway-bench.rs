@@ -125,7 +125,7 @@ async fn raw_client(
     stats: Arc<ClientStats>,
     stop: Arc<AtomicBool>,
 ) {
-    let url = format!("ws://{addr}/ws/table/{table}");
+    let url = format!("ws://{addr}/ws/game/{table}");
     let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
         return;
     };
@@ -161,7 +161,7 @@ async fn gql_client(
     };
     let init = r#"{"type":"connection_init"}"#;
     let sub = serde_json::json!({"id": "1", "type": "subscribe", "payload": {
-        "query": "subscription($id: String!) { table(gameId: $id) { kind seq event { at } } }",
+        "query": "subscription($id: String!) { game(id: $id) { kind seq event { at } } }",
         "variables": {"id": table}}});
     if ws.send(Message::Text(init.into())).await.is_err()
         || ws
@@ -187,7 +187,7 @@ async fn gql_client(
 
 /// A client that connects and never reads again.
 async fn stalled_client(addr: SocketAddr, table: String, hold: Arc<AtomicBool>) {
-    let url = format!("ws://{addr}/ws/table/{table}");
+    let url = format!("ws://{addr}/ws/game/{table}");
     if let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await {
         while !hold.load(Ordering::Relaxed) {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -207,7 +207,10 @@ async fn client_main(addr: SocketAddr, args: Args) -> anyhow::Result<()> {
         hist: Histogram::new(),
     });
     let stop = Arc::new(AtomicBool::new(false));
-    let tables: Vec<String> = (1..=args.tables).map(|t| format!("bench-t{t}")).collect();
+    // The server's games (`main` below).
+    let tables: Vec<String> = (1..=args.tables)
+        .map(|t| mafia_gateway::demo::game_id("bench", 1, t).to_string())
+        .collect();
     let sem = Arc::new(tokio::sync::Semaphore::new(256));
     for i in 0..(args.raw + args.graphql) {
         let table = tables[i as usize % tables.len()].clone();

@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mafia_record::{Header, LoggedEvent};
+use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Envelope, Game};
-use serde_json::json;
 
-use super::feed::{encode, Feed};
-use super::table::{AudienceEvent, TableInfo, TableState};
+use crate::messages::{encode, HallEntry, HallFeed};
+
+use super::feed::Feed;
+use super::game::{AudienceEvent, GameInfo, GameState};
 
 /// The three audiences a feed is computed for, in [`Audience`] order.
 pub const AUDIENCES: [Audience; 3] = [Audience::Public, Audience::Broadcast, Audience::Judge];
@@ -53,9 +54,15 @@ pub enum Arrival {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
     /// Subscribers of one game's feed for one audience.
-    Table { game: Arc<str>, audience: Audience },
+    Game {
+        game: Arc<GameId>,
+        audience: Audience,
+    },
     /// Hall subscribers of an audience that may see `game`.
-    Hall { game: Arc<str>, audience: Audience },
+    Hall {
+        game: Arc<GameId>,
+        audience: Audience,
+    },
 }
 
 /// One message to queue to every subscriber on a route. The bytes are
@@ -85,8 +92,10 @@ pub struct CoreConfig {
 }
 
 struct GameCore {
-    id: Arc<str>,
-    info: TableInfo,
+    id: Arc<GameId>,
+    /// The id's text, as the feed's messages carry it.
+    text: Arc<str>,
+    info: GameInfo,
     live: Game,
     delayed: Game,
     /// Events not yet released to the broadcast, with their release time.
@@ -96,12 +105,12 @@ struct GameCore {
 
 pub struct HubCore {
     config: CoreConfig,
-    games: HashMap<String, GameCore>,
+    games: HashMap<GameId, GameCore>,
     /// Games whose header is unusable: their events are ignored.
-    skipped: HashSet<String>,
+    skipped: HashSet<GameId>,
     /// Release times of pending broadcast events, soonest first (one entry
     /// per event; an entry whose events went already is harmless).
-    deadlines: BinaryHeap<Reverse<(Instant, Arc<str>)>>,
+    deadlines: BinaryHeap<Reverse<(Instant, Arc<GameId>)>>,
 }
 
 impl HubCore {
@@ -115,14 +124,14 @@ impl HubCore {
     }
 
     /// Whether `game` was added (or refused): its events can be handled.
-    pub fn knows(&self, game: &str) -> bool {
+    pub fn knows(&self, game: &GameId) -> bool {
         self.games.contains_key(game) || self.skipped.contains(game)
     }
 
     /// Adds a game from its stored header (the referee's JSON `Header`).
     /// A header that cannot be read is refused once; the game's events are
     /// then ignored.
-    pub fn add_game(&mut self, id: &str, header: &[u8]) -> Result<(), CoreError> {
+    pub fn add_game(&mut self, id: &GameId, header: &[u8]) -> Result<(), CoreError> {
         if self.knows(id) {
             return Ok(());
         }
@@ -132,20 +141,22 @@ impl HubCore {
         let (header, setup) = match parsed {
             Ok(p) => p,
             Err(e) => {
-                self.skipped.insert(id.to_owned());
+                self.skipped.insert(id.clone());
                 return Err(CoreError::Header(e));
             }
         };
         let fresh = Game::replay(setup, std::iter::empty()).expect("no events");
+        let text: Arc<str> = Arc::from(id.to_string());
         let game = GameCore {
-            id: Arc::from(id),
-            info: TableInfo::new(id, &header),
-            feeds: AUDIENCES.map(|a| Feed::new(a, id, &fresh)),
+            id: Arc::new(id.clone()),
+            info: GameInfo::new(id, &header),
+            feeds: AUDIENCES.map(|a| Feed::new(a, &text, &fresh)),
+            text,
             live: fresh.clone(),
             delayed: fresh,
             pending: VecDeque::new(),
         };
-        self.games.insert(id.to_owned(), game);
+        self.games.insert(id.clone(), game);
         Ok(())
     }
 
@@ -155,7 +166,7 @@ impl HubCore {
     /// folded, or of a refused game, is ignored).
     pub fn handle_event(
         &mut self,
-        game: &str,
+        game: &GameId,
         seq: u64,
         payload: &[u8],
         arrival: Arrival,
@@ -221,21 +232,25 @@ impl HubCore {
         self.deadlines.peek().map(|Reverse((due, _))| *due)
     }
 
-    /// Every known table, sorted by game id.
-    pub fn tables(&self) -> Vec<TableInfo> {
-        let mut v: Vec<_> = self.games.values().map(|g| g.info.clone()).collect();
-        v.sort_by(|a, b| a.game_id.cmp(&b.game_id));
-        v
+    /// Every known game, sorted by the text of its id.
+    pub fn games(&self) -> Vec<GameInfo> {
+        let mut v: Vec<_> = self
+            .games
+            .values()
+            .map(|g| (g.text.clone(), g.info.clone()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.into_iter().map(|(_, i)| i).collect()
     }
 
-    pub fn has_table(&self, game: &str) -> bool {
+    pub fn has_game(&self, game: &GameId) -> bool {
         self.games.contains_key(game)
     }
 
-    pub fn state(&self, game: &str, audience: Audience) -> Option<TableState> {
+    pub fn state(&self, game: &GameId, audience: Audience) -> Option<GameState> {
         let g = self.games.get(game)?;
         let f = &g.feeds[slot(audience)];
-        Some(TableState {
+        Some(GameState {
             info: g.info.clone(),
             seq: f.seq,
             view: f.view.clone(),
@@ -246,7 +261,7 @@ impl HubCore {
     /// Up to `max` retained events with an audience sequence above `after`.
     pub fn events(
         &self,
-        game: &str,
+        game: &GameId,
         audience: Audience,
         after: u64,
         max: usize,
@@ -264,7 +279,11 @@ impl HubCore {
     /// The whole history of a finished game (engine numbering, every
     /// event), or `Some(None)` while it still runs for `audience` (judges
     /// may always read it; the broadcast only once its delayed game ended).
-    pub fn protocol(&self, game: &str, audience: Audience) -> Option<Option<Vec<AudienceEvent>>> {
+    pub fn protocol(
+        &self,
+        game: &GameId,
+        audience: Audience,
+    ) -> Option<Option<Vec<AudienceEvent>>> {
         let g = self.games.get(game)?;
         let finished = match audience {
             Audience::Judge => true,
@@ -278,7 +297,7 @@ impl HubCore {
     /// and the audience sequence its live messages start after.
     pub fn catch_up(
         &self,
-        game: &str,
+        game: &GameId,
         audience: Audience,
         from: Option<u64>,
     ) -> Option<(Vec<Bytes>, u64)> {
@@ -286,17 +305,22 @@ impl HubCore {
         Some((f.catch_up(from), f.seq))
     }
 
-    /// The `tables` message of the hall feed: every table for which
+    /// The `tables` message of the hall feed: every game for which
     /// `visible` holds, as `audience` sees it now.
-    pub fn hall_snapshot(&self, audience: Audience, visible: impl Fn(&str) -> bool) -> Bytes {
+    pub fn hall_snapshot(&self, audience: Audience, visible: impl Fn(&GameId) -> bool) -> Bytes {
         let all = self
-            .tables()
+            .games()
             .into_iter()
             .filter(|t| visible(&t.game_id))
             .filter_map(|t| self.state(&t.game_id, audience))
-            .map(|s| json!({"game_id": s.info.game_id, "info": s.info, "seq": s.seq, "view": s.view}))
-            .collect::<Vec<_>>();
-        encode(&json!({"type": "tables", "tables": all}))
+            .map(|s| HallEntry {
+                game_id: s.info.game_id.to_string(),
+                info: s.info,
+                seq: s.seq,
+                view: s.view,
+            })
+            .collect();
+        encode(&HallFeed::Tables { tables: all })
     }
 }
 
@@ -312,9 +336,9 @@ fn publish(
     } else {
         &g.live
     };
-    if let Some(p) = g.feeds[slot(a)].push(&g.id, shown, game, history) {
+    if let Some(p) = g.feeds[slot(a)].push(&g.text, shown, game, history) {
         out.push(Transmit {
-            route: Route::Table {
+            route: Route::Game {
                 game: g.id.clone(),
                 audience: a,
             },

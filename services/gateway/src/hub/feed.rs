@@ -8,7 +8,9 @@ use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Game};
 use serde_json::{json, Value};
 
-use super::table::AudienceEvent;
+use crate::messages::{encode, GameFeed, HallFeed};
+
+use super::game::AudienceEvent;
 use crate::patch;
 
 struct Frame {
@@ -55,12 +57,11 @@ impl Feed {
     }
 
     fn encode_snapshot(&self, game_id: &str) -> Bytes {
-        encode(&json!({
-            "type": "snapshot",
-            "game_id": game_id,
-            "seq": self.seq,
-            "view": self.view,
-        }))
+        encode(&GameFeed::Snapshot {
+            game_id: game_id.to_owned(),
+            seq: self.seq,
+            view: self.view.clone(),
+        })
     }
 
     /// Publishes what the engine shows this audience of one event (`None`:
@@ -79,13 +80,12 @@ impl Feed {
         let view = self.render(game);
         let patch = patch::diff(&self.view, &view).unwrap_or_else(|| json!({}));
         self.view = view;
-        let delta = encode(&json!({
-            "type": "delta",
-            "game_id": game_id,
-            "seq": self.seq,
-            "event": event,
-            "patch": patch,
-        }));
+        let delta = encode(&GameFeed::Delta {
+            game_id: game_id.to_owned(),
+            seq: self.seq,
+            event,
+            patch,
+        });
         self.snapshot = self.encode_snapshot(game_id);
         self.frames.push_back(Frame {
             seq: self.seq,
@@ -95,12 +95,11 @@ impl Feed {
         while self.frames.len() > history {
             self.frames.pop_front();
         }
-        let hall = encode(&json!({
-            "type": "table",
-            "game_id": game_id,
-            "seq": self.seq,
-            "view": self.view,
-        }));
+        let hall = encode(&HallFeed::Table {
+            game_id: game_id.to_owned(),
+            seq: self.seq,
+            view: self.view.clone(),
+        });
         Some(Pushed { delta, hall })
     }
 
@@ -131,8 +130,4 @@ impl Feed {
             .filter(move |f| f.seq > after)
             .map(|f| &f.event)
     }
-}
-
-pub(crate) fn encode(v: &Value) -> Bytes {
-    Bytes::from(serde_json::to_vec(v).expect("JSON values serialize"))
 }

@@ -16,8 +16,8 @@
 
 mod core;
 mod feed;
+mod game;
 mod sink;
-mod table;
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -29,19 +29,20 @@ use futures::StreamExt;
 use mafia_event_log::{
     follow_games, Event, EventLog, FollowConfig, FollowStream, Followed, LogError, Source,
 };
+use mafia_record::GameId;
 use mafia_rules::Audience;
 use tokio::sync::watch;
 
 use self::core::slot;
 pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES};
+pub use self::game::{AudienceEvent, GameInfo, GameState};
 use self::sink::Sink;
 pub use self::sink::{Ended, Stats, Subscription};
-pub use self::table::{AudienceEvent, TableInfo, TableState};
 
 /// Tuning for a [`Hub`].
 #[derive(Clone, Debug)]
 pub struct HubConfig {
-    /// How long the broadcast audience lags behind the table.
+    /// How long the broadcast audience lags behind the live game.
     pub broadcast_delay: Duration,
     /// Messages a subscriber may have queued before it is cut back to a
     /// fresh snapshot. Small, because the messages are shared handles and
@@ -67,8 +68,8 @@ impl Default for HubConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum HubError {
-    #[error("unknown table {0:?}")]
-    UnknownTable(String),
+    #[error("unknown game {0:?}")]
+    UnknownGame(String),
     #[error("event log: {0}")]
     Log(#[from] LogError),
 }
@@ -78,22 +79,26 @@ pub enum HubError {
 /// nothing and gets nothing twice.
 struct State {
     core: HubCore,
-    tables: HashMap<String, [Vec<Sink>; 3]>,
+    games: HashMap<GameId, [Vec<Sink>; 3]>,
     hall: [Vec<Sink>; 3],
+    /// Every stream name of the log seen so far, parsed once: `None` for
+    /// streams that are not games (e.g. the scoring service's
+    /// `tournament.<id>` logs), which the hub skips.
+    streams: HashMap<String, Option<Arc<GameId>>>,
 }
 
 impl State {
     fn deliver(&mut self, out: &mut Vec<Transmit>, stats: &Stats) {
         for t in out.drain(..) {
             match t.route {
-                Route::Table { game, audience } => {
-                    if let Some(sinks) = self.tables.get_mut(&*game) {
+                Route::Game { game, audience } => {
+                    if let Some(sinks) = self.games.get_mut(&*game) {
                         sinks[slot(audience)].retain(|s| s.offer(&t.msg, stats));
                     }
                 }
                 Route::Hall { game, audience } => {
                     self.hall[slot(audience)].retain(|s| {
-                        if s.tables.as_ref().is_some_and(|only| !only.contains(&game)) {
+                        if s.games.as_ref().is_some_and(|only| !only.contains(&game)) {
                             return !s.is_closed();
                         }
                         s.offer(&t.msg, stats)
@@ -150,8 +155,9 @@ impl Hub {
                         broadcast_delay: config.broadcast_delay,
                         history: config.history,
                     }),
-                    tables: HashMap::new(),
+                    games: HashMap::new(),
                     hall: Default::default(),
+                    streams: HashMap::new(),
                 }),
                 config,
                 stats: Stats::default(),
@@ -166,7 +172,7 @@ impl Hub {
                 ..FollowConfig::default()
             },
         );
-        // The history first, so that a started hub knows every table.
+        // The history first, so that a started hub knows every game.
         loop {
             match follower.next().await {
                 Some(Ok(Followed::CaughtUp)) => break,
@@ -192,12 +198,15 @@ impl Hub {
     /// Feeds one followed event to the core, loading its game's header first
     /// when the game is new.
     async fn handle_event(&self, e: Event) {
-        if !self.lock().core.knows(&e.game) {
+        let Some(id) = self.stream(&e.game) else {
+            return;
+        };
+        if !self.lock().core.knows(&id) {
             let Some(header) = self.header(&e.game).await else {
                 return;
             };
-            if let Err(err) = self.lock().core.add_game(&e.game, &header) {
-                tracing::warn!(game = e.game, error = %err, "table skipped");
+            if let Err(err) = self.lock().core.add_game(&id, &header) {
+                tracing::warn!(game = e.game, error = %err, "game skipped");
             }
         }
         let arrival = match e.source {
@@ -209,7 +218,7 @@ impl Hub {
             let mut st = self.lock();
             match st
                 .core
-                .handle_event(&e.game, e.seq, &e.payload, arrival, now(), &mut out)
+                .handle_event(&id, e.seq, &e.payload, arrival, now(), &mut out)
             {
                 Ok(true) => {
                     self.inner.stats.events.fetch_add(1, Ordering::Relaxed);
@@ -220,6 +229,24 @@ impl Hub {
             st.deliver(&mut out, &self.inner.stats);
         }
         self.progressed();
+    }
+
+    /// The game a stream of the log holds, parsed the first time the
+    /// stream is seen; `None` for a stream that is not a game.
+    fn stream(&self, name: &str) -> Option<Arc<GameId>> {
+        let mut st = self.lock();
+        if let Some(known) = st.streams.get(name) {
+            return known.clone();
+        }
+        let parsed = match name.parse::<GameId>() {
+            Ok(id) => Some(Arc::new(id)),
+            Err(e) => {
+                tracing::debug!(stream = name, error = %e, "not a game; skipped");
+                None
+            }
+        };
+        st.streams.insert(name.to_owned(), parsed.clone());
+        parsed
     }
 
     /// A game's header, retried while the store fails (the follower has
@@ -272,7 +299,7 @@ impl Hub {
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
         let mut st = self.lock();
-        st.tables
+        st.games
             .values_mut()
             .flat_map(|s| s.iter_mut())
             .for_each(Vec::clear);
@@ -287,21 +314,21 @@ impl Hub {
         &self.inner.stats
     }
 
-    /// Every known table, sorted by game id.
-    pub fn tables(&self) -> Vec<TableInfo> {
-        self.lock().core.tables()
+    /// Every known game, sorted by the text of its id.
+    pub fn games(&self) -> Vec<GameInfo> {
+        self.lock().core.games()
     }
 
-    pub fn has_table(&self, game_id: &str) -> bool {
-        self.lock().core.has_table(game_id)
+    pub fn has_game(&self, game_id: &GameId) -> bool {
+        self.lock().core.has_game(game_id)
     }
 
-    fn unknown(game_id: &str) -> HubError {
-        HubError::UnknownTable(game_id.to_owned())
+    fn unknown(game_id: &GameId) -> HubError {
+        HubError::UnknownGame(game_id.to_string())
     }
 
-    /// A table's current state for `audience`.
-    pub fn state(&self, game_id: &str, audience: Audience) -> Result<TableState, HubError> {
+    /// A game's current state for `audience`.
+    pub fn state(&self, game_id: &GameId, audience: Audience) -> Result<GameState, HubError> {
         self.lock()
             .core
             .state(game_id, audience)
@@ -311,7 +338,7 @@ impl Hub {
     /// Up to `max` retained events with an audience sequence above `after`.
     pub fn events(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         audience: Audience,
         after: u64,
         max: usize,
@@ -327,7 +354,7 @@ impl Hub {
     /// may always read it; the broadcast only once its delayed game ended).
     pub fn protocol(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         audience: Audience,
     ) -> Result<Option<Vec<AudienceEvent>>, HubError> {
         self.lock()
@@ -336,21 +363,21 @@ impl Hub {
             .ok_or_else(|| Self::unknown(game_id))
     }
 
-    /// Subscribers registered on one table's feed, counting departed ones
+    /// Subscribers registered on one game's feed, counting departed ones
     /// not yet pruned (they are pruned on each event and subscription).
-    pub fn subscriber_count(&self, game_id: &str, audience: Audience) -> usize {
+    pub fn subscriber_count(&self, game_id: &GameId, audience: Audience) -> usize {
         self.lock()
-            .tables
+            .games
             .get(game_id)
             .map_or(0, |s| s[slot(audience)].len())
     }
 
-    /// Follows one table. With `from`, a client that has every message up
+    /// Follows one game. With `from`, a client that has every message up
     /// to that sequence gets only the deltas after it (when still retained;
     /// otherwise a snapshot). Without, it gets a snapshot first.
     pub fn subscribe(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         audience: Audience,
         from: Option<u64>,
     ) -> Result<Subscription, HubError> {
@@ -360,7 +387,7 @@ impl Hub {
             .catch_up(game_id, audience, from)
             .ok_or_else(|| Self::unknown(game_id))?;
         let (sink, sub) = Sink::new(self.inner.config.queue_capacity, None, initial, seq);
-        let sinks = &mut st.tables.entry(game_id.to_owned()).or_default()[slot(audience)];
+        let sinks = &mut st.games.entry(game_id.clone()).or_default()[slot(audience)];
         // Departed subscribers are otherwise dropped only when the next
         // event is offered, which a finished game never gets.
         sinks.retain(|s| !s.is_closed());
@@ -372,7 +399,7 @@ impl Hub {
     /// starts after), without subscribing.
     pub fn initial(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         audience: Audience,
         from: Option<u64>,
     ) -> Result<(Vec<Bytes>, u64), HubError> {
@@ -382,30 +409,31 @@ impl Hub {
             .ok_or_else(|| Self::unknown(game_id))
     }
 
-    /// The `tables` message of the hall feed: every table (or only
-    /// `tables`) as `audience` sees it now.
+    /// The `tables` message of the hall feed: every game (or only
+    /// `games`) as `audience` sees it now.
     pub fn hall_snapshot(
         &self,
         audience: Audience,
-        tables: Option<&Arc<crate::auth::Games>>,
+        games: Option<&Arc<crate::auth::Games>>,
     ) -> Bytes {
         self.lock()
             .core
-            .hall_snapshot(audience, |id| tables.is_none_or(|s| s.contains(id)))
+            .hall_snapshot(audience, |id| games.is_none_or(|s| s.contains(id)))
     }
 
-    /// Follows every table (or only `tables`): first a `tables` message
-    /// with each table's state, then a `table` message on each change.
+    /// Follows every game (or only `games`): first a `tables` message
+    /// with each game's state, then a `table` message on each change (the
+    /// hall feed's message names, kept for its existing clients).
     pub fn subscribe_hall(
         &self,
         audience: Audience,
-        tables: Option<Arc<crate::auth::Games>>,
+        games: Option<Arc<crate::auth::Games>>,
     ) -> Subscription {
         let mut st = self.lock();
-        let snapshot = st.core.hall_snapshot(audience, |id| {
-            tables.as_ref().is_none_or(|s| s.contains(id))
-        });
-        let (sink, sub) = Sink::new(self.inner.config.queue_capacity, tables, vec![snapshot], 0);
+        let snapshot = st
+            .core
+            .hall_snapshot(audience, |id| games.as_ref().is_none_or(|s| s.contains(id)));
+        let (sink, sub) = Sink::new(self.inner.config.queue_capacity, games, vec![snapshot], 0);
         let hall = &mut st.hall[slot(audience)];
         hall.retain(|s| !s.is_closed());
         hall.push(sink);

@@ -23,7 +23,7 @@ pub struct Stats {
     pub graphql_shared_deliveries: AtomicU64,
 }
 
-/// A subscriber's end of a table feed: the catch-up messages to send first,
+/// A subscriber's end of a game's feed: the catch-up messages to send first,
 /// then the live queue. Dropping it unsubscribes.
 pub struct Subscription {
     /// A snapshot, or the deltas after the requested sequence.
@@ -67,14 +67,14 @@ impl Subscription {
 pub(crate) struct Sink {
     tx: mpsc::Sender<Bytes>,
     lagged: Arc<AtomicBool>,
-    /// Hall subscribers: the tables they may see (`None` = all).
-    pub(crate) tables: Option<Arc<crate::auth::Games>>,
+    /// Hall subscribers: the games they may see (`None` = all).
+    pub(crate) games: Option<Arc<crate::auth::Games>>,
 }
 
 impl Sink {
     pub(crate) fn new(
         capacity: usize,
-        tables: Option<Arc<crate::auth::Games>>,
+        games: Option<Arc<crate::auth::Games>>,
         initial: Vec<Bytes>,
         seq: u64,
     ) -> (Sink, Subscription) {
@@ -84,7 +84,7 @@ impl Sink {
             Sink {
                 tx,
                 lagged: lagged.clone(),
-                tables,
+                games,
             },
             Subscription {
                 initial,

@@ -30,6 +30,11 @@ pub fn game(rules: RuleSetId, seed: u64) -> SimulatedGame {
     simulate(rules, &mut rng, 1_700_000_000_000)
 }
 
+/// A game id from its text.
+pub fn gid(s: &str) -> mafia_record::GameId {
+    s.parse().expect("a game id")
+}
+
 pub fn header(sim: &SimulatedGame, table: u32) -> Header {
     let id = format!("cup.final.r1.t{table}.g1").parse().unwrap();
     let mut header = Header::for_setup(&sim.setup, &id);
@@ -151,6 +156,20 @@ pub async fn connect(addr: SocketAddr, path: &str) -> Ws {
     ws
 }
 
+/// `GET path` over plain HTTP/1.1: the status and the JSON body.
+pub async fn get_json(addr: SocketAddr, path: &str) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
 /// The HTTP status a WebSocket handshake was refused with.
 pub async fn refused(addr: SocketAddr, path: &str) -> u16 {
     match tokio_tungstenite::connect_async(format!("ws://{addr}{path}")).await {
@@ -247,7 +266,7 @@ pub async fn until(hub: &Hub, done: impl FnMut(&Hub) -> bool) {
 /// every one).
 pub async fn until_folded(hub: &Hub, game: &str, seq: u64) {
     until(hub, |h| {
-        h.state(game, mafia_rules::Audience::Judge)
+        h.state(&gid(game), mafia_rules::Audience::Judge)
             .is_ok_and(|s| s.seq >= seq)
     })
     .await;

@@ -1,0 +1,155 @@
+//! What every route shares: the state handed to each handler, the
+//! server's tuning, and the edge's common steps (where the token comes
+//! from, a game id from the URL or a GraphQL argument into a [`GameId`]
+//! and an audience, errors as HTTP answers). The raw feed (`server.rs`),
+//! GraphQL (`graphql.rs`) and the screens (`assets.rs`) all build on it,
+//! and none of them on each other.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use mafia_record::GameId;
+use mafia_rules::Audience;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::{caller_of, AuthError, Caller, Tokens};
+use crate::closing::Closing;
+use crate::hub::{Hub, HubError};
+
+/// Tuning for the HTTP side.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// How often the server pings a WebSocket client.
+    pub ping_interval: Duration,
+    /// A client silent (no pong, no message) for this long is closed.
+    pub idle_timeout: Duration,
+    /// A single send that cannot complete in this time closes the connection:
+    /// a client that stopped reading must not hold a task forever.
+    pub send_timeout: Duration,
+    /// Snapshots a lagging connection may be cut back to before it is closed.
+    pub max_cutbacks: u32,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            ping_interval: Duration::from_secs(15),
+            idle_timeout: Duration::from_secs(45),
+            send_timeout: Duration::from_secs(10),
+            max_cutbacks: 8,
+        }
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub hub: Hub,
+    pub tokens: Arc<Tokens>,
+    pub config: ServerConfig,
+    pub closing: Closing,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FeedQuery {
+    pub token: Option<String>,
+    pub from: Option<u64>,
+}
+
+/// The token from `?token=` or `Authorization: Bearer`.
+pub fn token_of<'a>(query: Option<&'a str>, headers: &'a HeaderMap) -> Option<&'a str> {
+    query.or_else(|| {
+        headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+    })
+}
+
+/// An error as the HTTP status and a JSON body that says only what the
+/// caller may know.
+pub struct ApiError(StatusCode, String);
+
+impl ApiError {
+    pub fn bad_request(why: String) -> ApiError {
+        ApiError(StatusCode::BAD_REQUEST, why)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({"error": self.1}))).into_response()
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::BadToken | AuthError::BadScheme => {
+                ApiError(StatusCode::UNAUTHORIZED, e.to_string())
+            }
+            AuthError::Denied { .. } => ApiError(StatusCode::FORBIDDEN, e.to_string()),
+            AuthError::Config(_) => ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        }
+    }
+}
+
+impl From<HubError> for ApiError {
+    fn from(e: HubError) -> Self {
+        match e {
+            HubError::UnknownGame(_) => ApiError(StatusCode::NOT_FOUND, e.to_string()),
+            HubError::Log(_) => ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "event log unavailable".into(),
+            ),
+        }
+    }
+}
+
+pub fn authorize(
+    state: &AppState,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Caller, ApiError> {
+    Ok(caller_of(&state.tokens, query, headers)?)
+}
+
+/// The game named by `text` and the audience `access` gets for it,
+/// checking the game exists (an id that does not parse names no game)
+/// before the token's scope, so that a judge token can't probe game ids
+/// any better than the public can.
+pub fn game_audience(
+    hub: &Hub,
+    access: &Caller,
+    text: &str,
+) -> Result<(GameId, Audience), HubOrAuth> {
+    let id = match text.parse::<GameId>() {
+        Ok(id) if hub.has_game(&id) => id,
+        _ => return Err(HubOrAuth::Hub(HubError::UnknownGame(text.to_owned()))),
+    };
+    let audience = access.audience_for(&id).map_err(HubOrAuth::Auth)?;
+    Ok((id, audience))
+}
+
+/// Why a caller gets no game: it does not exist, or is not theirs.
+#[derive(Debug, thiserror::Error)]
+pub enum HubOrAuth {
+    #[error(transparent)]
+    Hub(HubError),
+    #[error(transparent)]
+    Auth(AuthError),
+}
+
+impl From<HubOrAuth> for ApiError {
+    fn from(e: HubOrAuth) -> Self {
+        match e {
+            HubOrAuth::Hub(e) => e.into(),
+            HubOrAuth::Auth(e) => e.into(),
+        }
+    }
+}
