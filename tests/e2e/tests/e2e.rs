@@ -340,7 +340,7 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
     assert_eq!(pv["result"], ev["result"]);
 
     // The gateway's GraphQL query agrees with the feeds.
-    let body = json!({"query": format!("{{ table(gameId: \"{game}\") {{ view }} }}")}).to_string();
+    let body = json!({"query": format!("{{ game(id: \"{game}\") {{ view }} }}")}).to_string();
     let mut tcp = tokio::net::TcpStream::connect(&gateway).await.unwrap();
     let req = format!(
         "POST /graphql HTTP/1.1\r\nHost: {gateway}\r\nAuthorization: Bearer {CHIEF}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -351,7 +351,7 @@ async fn a_recorded_game_streamed_to_the_referee_reaches_every_audience_as_allow
     tcp.read_to_string(&mut resp).await.unwrap();
     let json_body: Value = serde_json::from_str(resp.split("\r\n\r\n").nth(1).unwrap()).unwrap();
     assert_eq!(
-        without_nulls(&json_body["data"]["table"]["view"]),
+        without_nulls(&json_body["data"]["game"]["view"]),
         expected(Audience::Judge)
     );
 }
