@@ -163,6 +163,14 @@ pub fn audience_from_proto(a: v1::Audience) -> Option<Audience> {
     }
 }
 
+pub fn audience_to_proto(a: Audience) -> v1::Audience {
+    match a {
+        Audience::Public => v1::Audience::Public,
+        Audience::Broadcast => v1::Audience::Broadcast,
+        Audience::Judge => v1::Audience::Judge,
+    }
+}
+
 /// The type tag of an event's JSON form (`"nominated"`, …).
 pub fn event_type(e: &Event) -> String {
     tag_of(&serde_json::to_string(e).unwrap_or_default()).to_owned()

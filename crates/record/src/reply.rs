@@ -31,6 +31,15 @@ impl GameState {
     pub fn result(&self) -> Option<Outcome> {
         self.view.result
     }
+
+    /// The winner as the engine's serde names it ("red", "black", "draw");
+    /// empty while undecided.
+    pub fn winner_name(&self) -> &'static str {
+        match self.result() {
+            None => "",
+            Some(o) => mafia_rules::summary::result_name(Some(o)),
+        }
+    }
 }
 
 /// A command stored by the referee.
