@@ -5,8 +5,8 @@ use mafia_record::{
     Accepted, GameState, Header, LoggedEvent, Refusal, Rejected, RulesRef, SeatEntry, FORMAT,
 };
 use mafia_rules::{
-    Audience, Code, Command, Deal, Envelope, Event, PenaltyKind, Role, RuleSetId, Seat, SeatSet,
-    Team, Violation,
+    Audience, Code, Command, Deal, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatSet, Team,
+    Violation,
 };
 use serde_json::json;
 
@@ -171,19 +171,6 @@ pub fn audience_to_proto(a: Audience) -> v1::Audience {
     }
 }
 
-/// The type tag of an event's JSON form (`"nominated"`, …).
-pub fn event_type(e: &Event) -> String {
-    tag_of(&serde_json::to_string(e).unwrap_or_default()).to_owned()
-}
-
-/// The `type` tag of an event's JSON. serde writes an internally tagged
-/// enum's tag first, so it is read off the front instead of parsing it all.
-fn tag_of(json: &str) -> &str {
-    json.strip_prefix("{\"type\":\"")
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_default()
-}
-
 /// An envelope (already filtered for its audience) as a protocol event.
 pub fn event_to_proto(env: &Envelope, client_seq: Option<u64>) -> v1::Event {
     let json = serde_json::to_string(&env.event).unwrap_or_default();
@@ -191,7 +178,7 @@ pub fn event_to_proto(env: &Envelope, client_seq: Option<u64>) -> v1::Event {
         seq: u64::from(env.seq),
         cmd: env.cmd,
         at: env.at,
-        r#type: tag_of(&json).to_owned(),
+        r#type: env.event.tag().to_owned(),
         json,
         client_seq: client_seq.unwrap_or(0),
     }
@@ -433,16 +420,11 @@ pub fn command_to_proto(c: &Command) -> v1::Command {
     v1::Command { kind: Some(kind) }
 }
 
-pub fn prompt_from_json(s: &str) -> Option<mafia_rules::Prompt> {
-    (!s.is_empty())
-        .then(|| serde_json::from_str(s).ok())
-        .flatten()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use mafia_rules::sim::default_players;
+    use mafia_rules::Event;
 
     fn header(deal: Deal) -> Header {
         Header {

@@ -37,7 +37,7 @@ impl GameState {
     pub fn winner_name(&self) -> &'static str {
         match self.result() {
             None => "",
-            Some(o) => mafia_rules::summary::result_name(Some(o)),
+            Some(o) => mafia_rules::summary::GameResult::of(Some(o)).as_str(),
         }
     }
 }
