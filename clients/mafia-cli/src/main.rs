@@ -205,16 +205,17 @@ fn simulated_record(rules: RuleSetId, rng: &mut ChaCha8Rng, game: u32) -> Result
 fn simulate_to(rules: RuleSetId, games: u32, seed: u64, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut results: BTreeMap<String, u32> = ["red", "black", "draw"]
+    // Keyed by name: printed in alphabetical order.
+    let mut results: BTreeMap<&str, u32> = ["red", "black", "draw"]
         .into_iter()
-        .map(|r| (r.to_string(), 0))
+        .map(|r| (r, 0))
         .collect();
     for i in 1..=games {
         let (record, game) = simulated_record(rules, &mut rng, i)?;
         let path = dir.join(format!("{rules}-{seed}-{i}.jsonl"));
         std::fs::write(&path, record.to_jsonl())
             .with_context(|| format!("cannot write {}", path.display()))?;
-        *results.entry(game.summary().result).or_default() += 1;
+        *results.entry(game.summary().result.as_str()).or_default() += 1;
     }
     let counts = results
         .iter()

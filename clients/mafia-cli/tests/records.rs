@@ -159,7 +159,8 @@ fn regenerate_records() {
                 let g = simulate(rules, &mut ChaCha8Rng::seed_from_u64(seed), EPOCH).game;
                 let s = g.summary();
                 let no_best_move = g.params().best_move.at == BestMoveAt::Never;
-                s.result != "draw" && (no_best_move || s.best_move.is_some())
+                s.result != mafia_rules::summary::GameResult::Draw
+                    && (no_best_move || s.best_move.is_some())
             })
             .unwrap_or(1);
         std::fs::write(dir.join(format!("{name}.jsonl")), whole(rules, seed)).unwrap();

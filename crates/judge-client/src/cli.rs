@@ -152,7 +152,7 @@ pub struct JudgeArgs {
     pub conn: Connection,
     /// The game to judge (the id OpenGame returned).
     #[arg(long, conflicts_with = "open", required_unless_present = "open")]
-    pub game: Option<String>,
+    pub game: Option<mafia_record::GameId>,
     /// Open the game of this record's header (its first line) and judge it.
     #[arg(long)]
     pub open: Option<PathBuf>,

@@ -1,7 +1,12 @@
 //! Connections to one of several referees, with the bearer token attached.
 
 use crate::ClientError;
-use mafia_proto::v1::referee_client::RefereeClient;
+use mafia_proto::convert::{
+    audience_to_proto, event_from_proto, request_from_header, state_from_proto,
+};
+use mafia_proto::v1::{self, referee_client::RefereeClient};
+use mafia_record::{GameId, GameState, Header, LoggedEvent};
+use mafia_rules::Audience;
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -41,6 +46,24 @@ impl ClientConfig {
             omit_state: false,
         }
     }
+}
+
+/// A game the referee opened (or already had).
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub game_id: GameId,
+    /// Newly created, rather than found again.
+    pub created: bool,
+    /// The judge's state.
+    pub state: GameState,
+}
+
+/// A game as stored by the referee, for one audience.
+#[derive(Debug, Clone)]
+pub struct StoredGame {
+    pub header: Header,
+    pub state: GameState,
+    pub events: Vec<LoggedEvent>,
 }
 
 #[derive(Clone)]
@@ -140,17 +163,59 @@ impl Referee {
         }
     }
 
-    /// Opens (or finds again: OpenGame is idempotent) the game `req`
-    /// describes, retrying as [`Referee::with_retry`] does.
-    pub async fn open_game(
-        &mut self,
-        req: mafia_proto::v1::OpenGameRequest,
-    ) -> Result<mafia_proto::v1::OpenGameResponse, ClientError> {
-        self.with_retry(|mut c| {
-            let req = req.clone();
-            async move { c.open_game(req).await.map(|r| r.into_inner()) }
+    /// Opens (or finds again: OpenGame is idempotent) the game `header`
+    /// describes, retrying as [`Referee::with_retry`] does. `at` stamps the
+    /// deal (ms since the epoch; 0 = the referee's clock).
+    pub async fn open_game(&mut self, header: &Header, at: i64) -> Result<Opened, ClientError> {
+        let req = request_from_header(header, at);
+        let r = self
+            .with_retry(|mut c| {
+                let req = req.clone();
+                async move { c.open_game(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        let state = r
+            .state
+            .as_ref()
+            .ok_or_else(|| ClientError::Protocol("OpenGame without state".into()))?;
+        Ok(Opened {
+            game_id: r.game_id.parse().map_err(|e| {
+                ClientError::Protocol(format!("OpenGame returned a bad game id: {e}"))
+            })?,
+            created: r.created,
+            state: state_from_proto(state).map_err(|e| ClientError::Protocol(e.to_string()))?,
         })
-        .await
+    }
+
+    /// A game's header, state and events as `audience` sees them, retrying
+    /// as [`Referee::with_retry`] does.
+    pub async fn game(
+        &mut self,
+        game_id: &GameId,
+        audience: Audience,
+    ) -> Result<StoredGame, ClientError> {
+        let req = v1::GetGameRequest {
+            game_id: game_id.to_string(),
+            audience: audience_to_proto(audience) as i32,
+        };
+        let r = self
+            .with_retry(|mut c| {
+                let req = req.clone();
+                async move { c.get_game(req).await.map(|r| r.into_inner()) }
+            })
+            .await?;
+        let broken = |e: String| ClientError::Protocol(format!("GetGame: {e}"));
+        let state = r.state.as_ref().ok_or_else(|| broken("no state".into()))?;
+        Ok(StoredGame {
+            header: serde_json::from_str(&r.header_json).map_err(|e| broken(e.to_string()))?,
+            state: state_from_proto(state).map_err(|e| broken(e.to_string()))?,
+            events: r
+                .events
+                .iter()
+                .map(event_from_proto)
+                .collect::<Result<_, _>>()
+                .map_err(|e| broken(e.to_string()))?,
+        })
     }
 
     pub fn config(&self) -> &ClientConfig {

@@ -7,20 +7,18 @@
 
 use std::io::{BufRead, Write};
 
-use mafia_proto::convert::{prompt_from_json, request_from_header};
-use mafia_proto::v1;
-use mafia_rules::view::GameView;
-use mafia_rules::{Expect, Prompt};
+use mafia_record::{GameId, GameState};
+use mafia_rules::Expect;
 
 use crate::connect::Referee;
 use crate::keys::{parse_line, seat_numbers, LEGEND};
-use crate::session::{JudgeSession, Reply};
+use crate::session::JudgeSession;
 use crate::ClientError;
 
 /// Which game the console judges.
 pub enum Target {
     /// A game already opened (its id).
-    Game(String),
+    Game(GameId),
     /// Open the game of this header first (idempotent: a reopened game is
     /// the same game).
     Open(Box<mafia_record::Header>),
@@ -49,16 +47,11 @@ pub async fn run(
 ) -> Result<ConsoleReport, ClientError> {
     let game_id = match target {
         Target::Game(id) => id,
-        Target::Open(header) => {
-            referee
-                .open_game(request_from_header(&header, now()))
-                .await?
-                .game_id
-        }
+        Target::Open(header) => referee.open_game(&header, now()).await?.game_id,
     };
     let mut session = JudgeSession::attach(referee, &game_id).await?;
     let mut report = ConsoleReport {
-        game_id: game_id.clone(),
+        game_id: game_id.to_string(),
         ..ConsoleReport::default()
     };
     let io = |e: std::io::Error| ClientError::Protocol(format!("terminal: {e}"));
@@ -66,12 +59,13 @@ pub async fn run(
     render(session.state(), out).map_err(io)?;
     let mut line = String::new();
     loop {
-        let state = session.state().cloned().unwrap_or_default();
-        if state.over {
+        let state = session.state();
+        if let Some(s) = state.filter(|s| s.over) {
             report.over = true;
-            writeln!(out, "game over: {}", state.winner).map_err(io)?;
+            writeln!(out, "game over: {}", s.winner_name()).map_err(io)?;
             break;
         }
+        let prompt = state.and_then(GameState::prompt);
         write!(out, "> ").map_err(io)?;
         out.flush().map_err(io)?;
         line.clear();
@@ -84,7 +78,6 @@ pub async fn run(
             }
             continue;
         }
-        let prompt = prompt_of(&state);
         let commands = match parse_line(&line, prompt.as_ref().map(|p| &p.expect)) {
             Ok(c) => c,
             Err(e) => {
@@ -94,11 +87,13 @@ pub async fn run(
             }
         };
         for cmd in commands {
-            match session.send(now(), &cmd).await? {
-                Reply::Accepted(_) => report.accepted += 1,
-                Reply::Rejected(v) => {
+            match session.submit(now(), &cmd).await? {
+                Ok(_) => report.accepted += 1,
+                Err(r) => {
+                    let v = &r.refusal;
                     report.rejected += 1;
-                    writeln!(out, "✗ {} ({}): {}", v.code, v.clause, v.message).map_err(io)?;
+                    writeln!(out, "✗ {} ({}): {}", v.code(), v.clause(), v.message())
+                        .map_err(io)?;
                     break;
                 }
             }
@@ -108,17 +103,11 @@ pub async fn run(
     Ok(report)
 }
 
-fn prompt_of(state: &v1::GameState) -> Option<Prompt> {
-    prompt_from_json(&state.prompt_json)
-}
-
 /// The table in a few lines: seats (out, fouls), the step, nominees and
 /// the prompt with its time limit.
-fn render(state: Option<&v1::GameState>, out: &mut dyn Write) -> std::io::Result<()> {
+fn render(state: Option<&GameState>, out: &mut dyn Write) -> std::io::Result<()> {
     let Some(state) = state else { return Ok(()) };
-    let Ok(view) = serde_json::from_str::<GameView>(&state.view_json) else {
-        return writeln!(out, "(no view)");
-    };
+    let view = &state.view;
     let mut seats = String::new();
     for s in &view.seats {
         let mark = if s.alive { "" } else { "✝" };
@@ -137,7 +126,7 @@ fn render(state: Option<&v1::GameState>, out: &mut dyn Write) -> std::io::Result
             seat_numbers(view.nominees.iter(), ", ")
         )?;
     }
-    if let Some(p) = prompt_of(state) {
+    if let Some(p) = state.prompt() {
         let secs = p.secs.map(|s| format!(" ({s} s)")).unwrap_or_default();
         writeln!(out, "next: {}{secs}", describe(&p.expect))?;
     }

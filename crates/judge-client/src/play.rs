@@ -1,10 +1,9 @@
 //! `mafia play`: stream a game record to the referee as a judge would.
 
 use crate::connect::Referee;
-use crate::session::{JudgeSession, Reply};
+use crate::session::JudgeSession;
 use crate::ClientError;
-use mafia_proto::convert::request_from_header;
-use mafia_record::Header;
+use mafia_record::{GameId, GameState, Header};
 use mafia_rules::Command;
 use std::time::{Duration, Instant};
 
@@ -41,7 +40,7 @@ pub fn parse_record(text: &str) -> Result<Record, ClientError> {
 
 #[derive(Debug, Clone)]
 pub struct PlayReport {
-    pub game_id: String,
+    pub game_id: GameId,
     /// Commands sent by this run (earlier runs' accepted ones are skipped).
     pub sent: usize,
     pub skipped: usize,
@@ -59,8 +58,7 @@ pub async fn play(
     speed: Option<f64>,
 ) -> Result<PlayReport, ClientError> {
     let open_at = record.commands.first().map(|c| c.1).unwrap_or(0);
-    let req = request_from_header(&record.header, open_at);
-    let opened = referee.open_game(req).await?;
+    let opened = referee.open_game(&record.header, open_at).await?;
     let mut session = JudgeSession::attach(referee, &opened.game_id).await?;
     let skipped = usize::try_from(session.last_acked())
         .unwrap_or(usize::MAX)
@@ -75,26 +73,26 @@ pub async fn play(
                 tokio::time::sleep(wait).await;
             }
         }
-        match session.send(*at, cmd).await? {
-            Reply::Accepted(_) => sent += 1,
-            Reply::Rejected(v) => {
+        match session.submit(*at, cmd).await? {
+            Ok(_) => sent += 1,
+            Err(r) => {
                 return Err(ClientError::Rejected {
                     line: *line,
-                    code: v.code,
-                    clause: v.clause,
-                    message: v.message,
+                    code: r.refusal.code().to_owned(),
+                    clause: r.refusal.clause().to_owned(),
+                    message: r.refusal.message().to_owned(),
                 })
             }
         }
     }
-    let state = session.state().cloned().unwrap_or_default();
+    let state = session.state();
     Ok(PlayReport {
         game_id: opened.game_id,
         sent,
         skipped,
         reconnects: session.reconnects(),
-        over: state.over,
-        winner: state.winner,
+        over: state.is_some_and(|s| s.over),
+        winner: state.map_or("", GameState::winner_name).to_owned(),
     })
 }
 

@@ -5,8 +5,7 @@
 //! testable; the terminal shell around it only forwards events and sends
 //! the commands the model asks for.
 
-use mafia_proto::convert::prompt_from_json;
-use mafia_proto::v1;
+use mafia_record::{GameState, Refusal};
 use mafia_rules::view::GameView;
 use mafia_rules::{Command, Prompt};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -39,9 +38,9 @@ pub enum Connection {
 pub enum Input {
     Key(Key),
     /// The referee's new state after an accepted command (or on attach).
-    State(Box<v1::GameState>),
+    State(Box<GameState>),
     /// The referee refused a command: shown, nothing else changes.
-    Rejected(v1::Violation),
+    Rejected(Refusal),
     /// `ms` milliseconds have passed.
     Tick(u64),
     Connection(Connection),
@@ -59,11 +58,11 @@ pub enum Action {
 #[derive(Debug, Clone)]
 pub struct Screen {
     pub game_id: String,
-    state: Option<v1::GameState>,
+    state: Option<GameState>,
     view: Option<GameView>,
     prompt: Option<Prompt>,
     pub input: String,
-    pub refusal: Option<v1::Violation>,
+    pub refusal: Option<Refusal>,
     /// A line that did not parse (nothing was sent).
     pub note: Option<String>,
     pub connection: Connection,
@@ -97,7 +96,7 @@ impl Screen {
         self.state
             .as_ref()
             .filter(|s| s.over)
-            .map(|s| s.winner.as_str())
+            .map(GameState::winner_name)
     }
 
     pub fn prompt(&self) -> Option<&Prompt> {
@@ -125,12 +124,12 @@ impl Screen {
                 Action::None
             }
             Input::State(state) => {
-                let prompt = prompt_from_json(&state.prompt_json);
+                let prompt = state.prompt();
                 if prompt != self.prompt {
                     self.elapsed_ms = 0;
                 }
                 self.prompt = prompt;
-                self.view = serde_json::from_str(&state.view_json).ok();
+                self.view = Some(state.view.clone());
                 self.state = Some(*state);
                 self.refusal = None;
                 Action::None
@@ -225,7 +224,7 @@ impl Screen {
         let mut lines = vec![Line::raw(format!("game {} — {conn}", self.game_id))];
         if let Some(v) = &self.refusal {
             lines.push(Line::styled(
-                format!("✗ refused {} ({}): {}", v.code, v.clause, v.message),
+                format!("✗ refused {} ({}): {}", v.code(), v.clause(), v.message()),
                 Style::new().fg(Color::Red),
             ));
         }
@@ -362,12 +361,13 @@ mod tests {
     #[test]
     fn a_refusal_shows_code_clause_and_message() {
         let mut s = Screen::new("g1");
-        s.update(Input::Rejected(v1::Violation {
-            code: "not_your_turn".into(),
+        s.update(Input::Rejected(Refusal::Rule(mafia_rules::Violation {
+            code: mafia_rules::Code::NotYourTurn,
             clause: "rfm 4.2".into(),
+            source: String::new(),
             message: "seat 4 is not speaking".into(),
-            ..Default::default()
-        }));
+            message_ru: String::new(),
+        })));
         let screen = drawn(&s);
         assert!(screen.contains("not_your_turn"), "{screen}");
         assert!(screen.contains("rfm 4.2"));
@@ -397,14 +397,21 @@ mod tests {
     #[test]
     fn the_speech_timer_counts_down_with_ticks_and_restarts_on_a_new_prompt() {
         let mut s = Screen::new("g1");
+        let game_id: mafia_record::GameId = "t.main.r1.t1.g1".parse().unwrap();
+        let header = mafia_record::Header::simulated(mafia_rules::RuleSetId::Rfm, &game_id, 1);
+        let (game, _) = mafia_rules::Game::new(header.setup().unwrap(), 1);
         let state = |expect| {
-            Box::new(v1::GameState {
-                prompt_json: serde_json::to_string(&Prompt {
-                    expect,
-                    secs: Some(60),
-                })
-                .unwrap(),
-                ..Default::default()
+            let mut view = game.view(mafia_rules::Audience::Judge);
+            view.prompt = Some(Prompt {
+                expect,
+                secs: Some(60),
+            });
+            Box::new(GameState {
+                game_id: game_id.clone(),
+                seq: 1,
+                last_client_seq: 0,
+                over: false,
+                view,
             })
         };
         s.update(Input::State(state(mafia_rules::Expect::FreeTalk)));

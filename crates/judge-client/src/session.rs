@@ -2,22 +2,21 @@
 
 use crate::connect::{retryable, Backoff, Referee};
 use crate::ClientError;
-use mafia_proto::convert::command_to_proto;
+use mafia_proto::convert::{
+    accepted_from_proto, command_to_proto, rejected_from_proto, state_from_proto, ConvertError,
+};
 use mafia_proto::v1::{self, judge_command, referee_reply};
+use mafia_record::{Accepted, GameId, GameState, Rejected};
 use mafia_rules::Command;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Streaming;
 
-/// The referee's answer to one command.
-#[derive(Debug, Clone)]
-pub enum Reply {
-    /// Stored; `events` and the new state (absent when the ack was recovered
-    /// after a reconnect, and always with `ClientConfig::omit_state`: see
-    /// [`JudgeSession::state`]).
-    Accepted(v1::Accepted),
-    Rejected(v1::Violation),
-}
+/// The referee's answer to one command: stored, with its events and the new
+/// state (absent when the ack was recovered after a reconnect, and always
+/// with `ClientConfig::omit_state`: see [`JudgeSession::state`]), or refused
+/// with nothing stored.
+pub type Reply = Result<Accepted, Rejected>;
 
 struct Conn {
     tx: mpsc::Sender<v1::JudgeCommand>,
@@ -26,20 +25,20 @@ struct Conn {
 
 pub struct JudgeSession {
     referee: Referee,
-    game_id: String,
+    game_id: GameId,
     /// Highest client_seq the referee acknowledged to us.
     last_acked: u64,
     conn: Option<Conn>,
-    state: Option<v1::GameState>,
+    state: Option<GameState>,
     reconnects: u64,
 }
 
 impl JudgeSession {
     /// Attaches to `game_id` (which must have been opened).
-    pub async fn attach(referee: Referee, game_id: &str) -> Result<Self, ClientError> {
+    pub async fn attach(referee: Referee, game_id: &GameId) -> Result<Self, ClientError> {
         let mut s = JudgeSession {
             referee,
-            game_id: game_id.to_owned(),
+            game_id: game_id.clone(),
             last_acked: 0,
             conn: None,
             state: None,
@@ -67,12 +66,12 @@ impl JudgeSession {
         }
     }
 
-    pub fn game_id(&self) -> &str {
+    pub fn game_id(&self) -> &GameId {
         &self.game_id
     }
 
     /// The latest state the referee sent (judge's view, with the prompt).
-    pub fn state(&self) -> Option<&v1::GameState> {
+    pub fn state(&self) -> Option<&GameState> {
         self.state.as_ref()
     }
 
@@ -87,15 +86,15 @@ impl JudgeSession {
     }
 
     /// Sends one command and waits for its acknowledgement, reconnecting and
-    /// resuming as needed. A rejection is an `Ok(Reply::Rejected)`.
-    pub async fn send(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
+    /// resuming as needed. A rejection is an `Ok(Err(Rejected))`.
+    pub async fn submit(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
         let cmd = command_to_proto(cmd);
         let deadline = tokio::time::Instant::now() + self.referee.cfg.retry_budget;
         let mut backoff = Backoff::new();
         loop {
             let seq = self.last_acked + 1;
             let err = match self.ensure_connected(seq).await {
-                Ok(Some(recovered)) => return Ok(Reply::Accepted(recovered)),
+                Ok(Some(recovered)) => return Ok(Ok(recovered)),
                 Ok(None) => match self.exchange(seq, at, &cmd).await {
                     Ok(r) => return Ok(r),
                     Err(ClientError::Status(s)) if !retryable(&s) => {
@@ -140,14 +139,15 @@ impl JudgeSession {
             .map_err(|_| ClientError::Unreachable("stream closed".into()))?;
         match next_reply(&mut conn.rx).await? {
             referee_reply::Kind::Accepted(a) if a.client_seq == seq => {
+                let a = accepted_from_proto(&a).map_err(broken)?;
                 self.last_acked = seq;
                 if let Some(s) = &a.state {
                     self.state = Some(s.clone());
                 }
-                Ok(Reply::Accepted(a))
+                Ok(Ok(a))
             }
             referee_reply::Kind::Rejected(r) if r.client_seq == seq => {
-                Ok(Reply::Rejected(r.violation.unwrap_or_default()))
+                Ok(Err(rejected_from_proto(&r).map_err(broken)?))
             }
             other => Err(ClientError::Protocol(format!(
                 "expected the reply to client_seq {seq}, got {other:?}"
@@ -157,10 +157,7 @@ impl JudgeSession {
 
     /// Connects and attaches if needed. Returns the ack of `in_flight` if the
     /// referee had already applied it before the connection broke.
-    async fn ensure_connected(
-        &mut self,
-        in_flight: u64,
-    ) -> Result<Option<v1::Accepted>, ClientError> {
+    async fn ensure_connected(&mut self, in_flight: u64) -> Result<Option<Accepted>, ClientError> {
         if self.conn.is_some() {
             return Ok(None);
         }
@@ -168,7 +165,7 @@ impl JudgeSession {
         let (tx, rx) = mpsc::channel(8);
         tx.send(v1::JudgeCommand {
             kind: Some(judge_command::Kind::Attach(v1::Attach {
-                game_id: self.game_id.clone(),
+                game_id: self.game_id.to_string(),
                 last_acked_seq: self.last_acked,
                 omit_state: self.referee.cfg.omit_state,
             })),
@@ -177,9 +174,12 @@ impl JudgeSession {
         .map_err(|_| ClientError::Protocol("request stream closed".into()))?;
         let mut inbound = client.judge(ReceiverStream::new(rx)).await?.into_inner();
         let state = match next_reply(&mut inbound).await? {
-            referee_reply::Kind::Attached(a) => a
-                .state
-                .ok_or_else(|| ClientError::Protocol("Attached without state".into()))?,
+            referee_reply::Kind::Attached(a) => state_from_proto(
+                a.state
+                    .as_ref()
+                    .ok_or_else(|| ClientError::Protocol("Attached without state".into()))?,
+            )
+            .map_err(broken)?,
             other => {
                 return Err(ClientError::Protocol(format!(
                     "expected Attached, got {other:?}"
@@ -197,7 +197,7 @@ impl JudgeSession {
                 referee_reply::Kind::Accepted(a) if a.replayed => {
                     self.last_acked = a.client_seq;
                     if a.client_seq == in_flight {
-                        recovered = Some(a);
+                        recovered = Some(accepted_from_proto(&a).map_err(broken)?);
                     }
                 }
                 other => {
@@ -214,6 +214,11 @@ impl JudgeSession {
         self.conn = Some(Conn { tx, rx: inbound });
         Ok(recovered)
     }
+}
+
+/// A reply that does not describe a valid engine value.
+fn broken(e: ConvertError) -> ClientError {
+    ClientError::Protocol(e.to_string())
 }
 
 async fn next_reply(

@@ -3,13 +3,11 @@
 //! the load generator.
 
 use crate::connect::Referee;
-use crate::session::{JudgeSession, Reply};
+use crate::session::JudgeSession;
 use crate::ClientError;
-use mafia_proto::convert::{event_from_proto, request_from_header};
-use mafia_proto::v1;
 use mafia_record::{GameId, Header, StageId, TournamentId};
 use mafia_rules::sim::{random_command, Temper};
-use mafia_rules::{Game, RuleSetId};
+use mafia_rules::{Audience, Game, RuleSetId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -177,26 +175,11 @@ async fn play_game(
     } else {
         1_700_000_000_000 + i64::from(table) * 1000
     };
-    let req = request_from_header(header, at);
-    let opened = referee.open_game(req).await?;
+    let opened = referee.open_game(header, at).await?;
     // Mirror the game from the referee's history, so a rerun with the
     // same tournament continues instead of diverging.
-    let game_id = opened.game_id.clone();
-    let history = referee
-        .with_retry(|mut c| {
-            let req = v1::GetGameRequest {
-                game_id: game_id.clone(),
-                audience: v1::Audience::Judge as i32,
-            };
-            async move { c.get_game(req).await.map(|r| r.into_inner()) }
-        })
-        .await?;
-    let events = history
-        .events
-        .iter()
-        .map(|e| event_from_proto(e).map(|l| l.envelope))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| fail(e.to_string()))?;
+    let history = referee.game(&opened.game_id, Audience::Judge).await?;
+    let events: Vec<_> = history.events.into_iter().map(|l| l.envelope).collect();
     let mut game = Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?;
     if let Some(last) = events.last() {
         at = at.max(last.at);
@@ -217,18 +200,19 @@ async fn play_game(
             at += think;
         }
         let t = Instant::now();
-        match session.send(at, &cmd).await? {
-            Reply::Accepted(a) => {
+        match session.submit(at, &cmd).await? {
+            Ok(a) => {
                 report.latencies.push(t.elapsed());
                 report.commands += 1;
                 sent += 1;
                 // The engine is deterministic: applying the command here
-                // gives the referee's events without decoding them, and
+                // gives the events the referee should have sent, and
                 // comparing sequence numbers catches any divergence.
                 let mine = game
                     .apply(&cmd, at)
                     .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
-                let theirs: Vec<u64> = a.events.iter().map(|e| e.seq).collect();
+                let theirs: Vec<u64> =
+                    a.events.iter().map(|e| u64::from(e.envelope.seq)).collect();
                 let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
                 if theirs != ours {
                     return Err(fail(format!(
@@ -236,10 +220,11 @@ async fn play_game(
                     )));
                 }
             }
-            Reply::Rejected(v) => {
+            Err(r) => {
                 return Err(fail(format!(
                     "the referee rejected a legal {cmd:?}: {} {}",
-                    v.code, v.message
+                    r.refusal.code(),
+                    r.refusal.message()
                 )))
             }
         }

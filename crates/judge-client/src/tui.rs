@@ -5,12 +5,11 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind};
-use mafia_proto::convert::request_from_header;
 
 use crate::connect::Referee;
 use crate::console::{ConsoleReport, Target};
 use crate::screen::{Action, Connection, Input, Key, Screen};
-use crate::session::{JudgeSession, Reply};
+use crate::session::JudgeSession;
 use crate::ClientError;
 
 fn io(e: std::io::Error) -> ClientError {
@@ -26,12 +25,7 @@ pub async fn run(
 ) -> Result<ConsoleReport, ClientError> {
     let game_id = match target {
         Target::Game(id) => id,
-        Target::Open(header) => {
-            referee
-                .open_game(request_from_header(&header, now()))
-                .await?
-                .game_id
-        }
+        Target::Open(header) => referee.open_game(&header, now()).await?.game_id,
     };
     let mut session = JudgeSession::attach(referee, &game_id).await?;
     let mut terminal = ratatui::try_init().map_err(io)?;
@@ -45,7 +39,7 @@ async fn drive(
     terminal: &mut ratatui::DefaultTerminal,
     now: &dyn Fn() -> i64,
 ) -> Result<ConsoleReport, ClientError> {
-    let mut screen = Screen::new(session.game_id());
+    let mut screen = Screen::new(session.game_id().to_string());
     let mut report = ConsoleReport {
         game_id: session.game_id().to_string(),
         ..ConsoleReport::default()
@@ -85,14 +79,14 @@ async fn drive(
                     // Strictly increasing stamps: keys typed ahead can be
                     // sent within one millisecond.
                     last_at = now().max(last_at + 1);
-                    match session.send(last_at, &cmd).await? {
-                        Reply::Accepted(_) => {
+                    match session.submit(last_at, &cmd).await? {
+                        Ok(_) => {
                             report.accepted += 1;
                             accepted = true;
                         }
-                        Reply::Rejected(v) => {
+                        Err(r) => {
                             report.rejected += 1;
-                            screen.update(Input::Rejected(v));
+                            screen.update(Input::Rejected(r.refusal));
                             break;
                         }
                     }

@@ -1,9 +1,12 @@
 //! Conversions between protocol messages and the engine/record types.
 
 use crate::v1;
-use mafia_record::{Header, LoggedEvent, RulesRef, SeatEntry, FORMAT};
+use mafia_record::{
+    Accepted, GameState, Header, LoggedEvent, Refusal, Rejected, RulesRef, SeatEntry, FORMAT,
+};
 use mafia_rules::{
-    Audience, Command, Deal, Envelope, Event, PenaltyKind, Prompt, Role, RuleSetId, Seat, SeatSet,
+    Audience, Code, Command, Deal, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatSet, Team,
+    Violation,
 };
 use serde_json::json;
 
@@ -30,6 +33,16 @@ pub enum ConvertError {
     NoPenaltyKind,
     #[error("tournament_id: {0}")]
     TournamentId(mafia_record::GameIdError),
+    #[error("game_id: {0}")]
+    GameId(mafia_record::GameIdError),
+    #[error("view_json: {0}")]
+    View(serde_json::Error),
+    #[error("event {seq}: {error}")]
+    Event { seq: u64, error: serde_json::Error },
+    #[error("unknown violation code {0:?}")]
+    Code(String),
+    #[error("the {0} has no {1}")]
+    Missing(&'static str, &'static str),
 }
 
 pub fn rule_set_id(s: &str) -> Result<RuleSetId, ConvertError> {
@@ -150,17 +163,12 @@ pub fn audience_from_proto(a: v1::Audience) -> Option<Audience> {
     }
 }
 
-/// The type tag of an event's JSON form (`"nominated"`, …).
-pub fn event_type(e: &Event) -> String {
-    tag_of(&serde_json::to_string(e).unwrap_or_default()).to_owned()
-}
-
-/// The `type` tag of an event's JSON. serde writes an internally tagged
-/// enum's tag first, so it is read off the front instead of parsing it all.
-fn tag_of(json: &str) -> &str {
-    json.strip_prefix("{\"type\":\"")
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_default()
+pub fn audience_to_proto(a: Audience) -> v1::Audience {
+    match a {
+        Audience::Public => v1::Audience::Public,
+        Audience::Broadcast => v1::Audience::Broadcast,
+        Audience::Judge => v1::Audience::Judge,
+    }
 }
 
 /// An envelope (already filtered for its audience) as a protocol event.
@@ -170,7 +178,7 @@ pub fn event_to_proto(env: &Envelope, client_seq: Option<u64>) -> v1::Event {
         seq: u64::from(env.seq),
         cmd: env.cmd,
         at: env.at,
-        r#type: tag_of(&json).to_owned(),
+        r#type: env.event.tag().to_owned(),
         json,
         client_seq: client_seq.unwrap_or(0),
     }
@@ -189,13 +197,118 @@ pub fn event_from_proto(e: &v1::Event) -> Result<LoggedEvent, serde_json::Error>
     })
 }
 
-pub fn violation_to_proto(v: &mafia_rules::Violation) -> v1::Violation {
-    v1::Violation {
-        code: v.code.as_str().to_owned(),
-        clause: v.clause.clone(),
-        message: v.message.clone(),
-        message_ru: v.message_ru.clone(),
+/// A game state as the protocol's: view and prompt as JSON.
+pub fn state_to_proto(s: &GameState) -> v1::GameState {
+    let winner = match s.result() {
+        // As the engine's serde names them (snake_case).
+        Some(o) => match o.winner {
+            Some(Team::Red) => "red",
+            Some(Team::Black) => "black",
+            None => "draw",
+        },
+        None => "",
+    };
+    v1::GameState {
+        game_id: s.game_id.to_string(),
+        seq: s.seq,
+        last_client_seq: s.last_client_seq,
+        over: s.over,
+        view_json: to_json(&s.view, 4096),
+        prompt_json: s.prompt().map(|p| to_json(&p, 256)).unwrap_or_default(),
+        winner: winner.to_owned(),
     }
+}
+
+/// A protocol game state back into the domain's; the prompt and the result
+/// are read from the view, which holds them too.
+pub fn state_from_proto(s: &v1::GameState) -> Result<GameState, ConvertError> {
+    Ok(GameState {
+        game_id: s.game_id.parse().map_err(ConvertError::GameId)?,
+        seq: s.seq,
+        last_client_seq: s.last_client_seq,
+        over: s.over,
+        view: serde_json::from_str(&s.view_json).map_err(ConvertError::View)?,
+    })
+}
+
+/// JSON into a buffer sized for it up front (a view is a few KiB; growing
+/// from empty would copy it several times).
+fn to_json<T: serde::Serialize>(value: &T, capacity: usize) -> String {
+    let mut buf = Vec::with_capacity(capacity);
+    if serde_json::to_writer(&mut buf, value).is_err() {
+        return String::new();
+    }
+    // serde_json writes only valid UTF-8.
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+pub fn accepted_to_proto(a: &Accepted) -> v1::Accepted {
+    v1::Accepted {
+        client_seq: a.client_seq,
+        events: a
+            .events
+            .iter()
+            .map(|e| event_to_proto(&e.envelope, e.client_seq))
+            .collect(),
+        state: a.state.as_ref().map(state_to_proto),
+        duplicate: a.duplicate,
+        replayed: a.replayed,
+    }
+}
+
+pub fn accepted_from_proto(a: &v1::Accepted) -> Result<Accepted, ConvertError> {
+    Ok(Accepted {
+        client_seq: a.client_seq,
+        events: a
+            .events
+            .iter()
+            .map(|e| event_from_proto(e).map_err(|error| ConvertError::Event { seq: e.seq, error }))
+            .collect::<Result<_, _>>()?,
+        state: a.state.as_ref().map(state_from_proto).transpose()?,
+        duplicate: a.duplicate,
+        replayed: a.replayed,
+    })
+}
+
+pub fn rejected_to_proto(r: &Rejected) -> v1::Rejected {
+    v1::Rejected {
+        client_seq: r.client_seq,
+        violation: Some(v1::Violation {
+            code: r.refusal.code().to_owned(),
+            clause: r.refusal.clause().to_owned(),
+            message: r.refusal.message().to_owned(),
+            message_ru: r.refusal.message_ru().to_owned(),
+        }),
+    }
+}
+
+/// A protocol refusal back into the domain's. The rulebook's file is not
+/// on the wire (the clause names it): `source` stays empty.
+pub fn rejected_from_proto(r: &v1::Rejected) -> Result<Rejected, ConvertError> {
+    let v = r
+        .violation
+        .as_ref()
+        .ok_or(ConvertError::Missing("rejection", "violation"))?;
+    let refusal = if v.code == mafia_record::reply::MALFORMED_COMMAND {
+        Refusal::Malformed {
+            message: v.message.clone(),
+            message_ru: v.message_ru.clone(),
+        }
+    } else {
+        let code: Code = serde_json::from_value(serde_json::Value::String(v.code.clone()))
+            .map_err(|_| ConvertError::Code(v.code.clone()))?;
+        Refusal::Rule(Violation {
+            code,
+            clause: v.clause.clone(),
+            source: String::new(),
+            message: v.message.clone(),
+            message_ru: v.message_ru.clone(),
+        })
+    };
+    Ok(Rejected {
+        client_seq: r.client_seq,
+        refusal,
+    })
 }
 
 pub fn command_from_json(s: &str) -> Result<Command, ConvertError> {
@@ -307,16 +420,11 @@ pub fn command_to_proto(c: &Command) -> v1::Command {
     v1::Command { kind: Some(kind) }
 }
 
-pub fn prompt_from_json(s: &str) -> Option<Prompt> {
-    (!s.is_empty())
-        .then(|| serde_json::from_str(s).ok())
-        .flatten()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use mafia_rules::sim::default_players;
+    use mafia_rules::Event;
 
     fn header(deal: Deal) -> Header {
         Header {
@@ -467,5 +575,71 @@ mod tests {
         let back = event_from_proto(&p).unwrap();
         assert_eq!(back.envelope, env);
         assert_eq!(back.client_seq, Some(2));
+    }
+
+    #[test]
+    fn a_state_and_the_replies_survive_the_protocol() {
+        let setup = header(Deal::Seed(3)).setup().unwrap();
+        let (mut game, _) = mafia_rules::Game::new(setup, 1);
+        let envelopes = game.apply(&Command::NextStep, 2).unwrap();
+        let state = GameState {
+            game_id: "cup-2026.final.r2.t3.g4".parse().unwrap(),
+            seq: u64::from(game.seq()),
+            last_client_seq: 1,
+            over: false,
+            view: game.view(Audience::Judge),
+        };
+        let wire = state_to_proto(&state);
+        assert!(!wire.prompt_json.is_empty());
+        assert_eq!(state_from_proto(&wire).unwrap(), state);
+        let accepted = Accepted {
+            client_seq: 1,
+            events: envelopes
+                .into_iter()
+                .map(|envelope| LoggedEvent {
+                    client_seq: Some(1),
+                    envelope,
+                })
+                .collect(),
+            state: Some(state),
+            duplicate: false,
+            replayed: true,
+        };
+        assert_eq!(
+            accepted_from_proto(&accepted_to_proto(&accepted)).unwrap(),
+            accepted
+        );
+        let v = game.apply(&Command::Undo, 3).err();
+        for refusal in v
+            .map(Refusal::Rule)
+            .into_iter()
+            .chain([Refusal::malformed("no such command")])
+        {
+            let r = Rejected {
+                client_seq: 2,
+                refusal,
+            };
+            let mut back = rejected_from_proto(&rejected_to_proto(&r)).unwrap();
+            // The rulebook's file is not on the wire.
+            if let (Refusal::Rule(b), Refusal::Rule(o)) = (&mut back.refusal, &r.refusal) {
+                b.source.clone_from(&o.source);
+            }
+            assert_eq!(back, r);
+        }
+    }
+
+    #[test]
+    fn an_unknown_violation_code_is_refused() {
+        let r = v1::Rejected {
+            client_seq: 1,
+            violation: Some(v1::Violation {
+                code: "no_such_code".into(),
+                ..Default::default()
+            }),
+        };
+        assert!(matches!(
+            rejected_from_proto(&r),
+            Err(ConvertError::Code(_))
+        ));
     }
 }

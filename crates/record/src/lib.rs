@@ -6,6 +6,7 @@ pub mod header;
 pub mod logged;
 pub mod protocol;
 pub mod record;
+pub mod reply;
 pub mod report;
 
 pub use game_id::{GameId, GameIdError, StageId, TournamentId};
@@ -16,4 +17,5 @@ pub use record::{
     parse, replay, write, CommandLine, LineViolation, Record, RecordError, RecordErrorKind,
     ReplayOutcome,
 };
+pub use reply::{Accepted, GameState, Refusal, Rejected};
 pub use report::{Problem, ReplayReport};

@@ -5,7 +5,8 @@
 use crate::header::Header;
 use mafia_rules::event::{LiftDenial, NoVote};
 use mafia_rules::params::BestMoveAt;
-use mafia_rules::summary::{reason_name, result_name};
+use mafia_rules::summary::{reason_name, GameResult};
+use mafia_rules::EndReason;
 use mafia_rules::{Cause, Envelope, Event, Game, Seat, When};
 use std::fmt::Write as _;
 
@@ -26,9 +27,8 @@ pub struct Protocol {
     /// Day 0 (the meeting night) is kept only when something happened in it.
     pub days: Vec<DayRow>,
     pub best_move: BestMoveRow,
-    /// "red", "black", "draw" or "unfinished".
-    pub result: String,
-    pub reason: Option<String>,
+    pub result: GameResult,
+    pub reason: Option<EndReason>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,7 +48,11 @@ pub struct SeatRow {
 pub struct DayRow {
     pub day: u8,
     pub nominations: Vec<Nomination>,
+    /// Rounds of counted hands, each numbered "(n)", among the other
+    /// entries (vote calls, lifts, no-vote notes).
     pub votes: Vec<String>,
+    /// How many of `votes` are rounds: the next round's number less one.
+    pub rounds: usize,
     /// Who left during the day, and how.
     pub left: Vec<String>,
     /// The following night: the kill or miss, removals.
@@ -226,12 +230,11 @@ impl Protocol {
         let mut night = true;
         let mut night1_miss = false;
         let mut round: Option<Round> = None;
-        // Rounds are numbered within the day so that a re-vote reads as one;
-        // a round's entry is the only one that starts with its number.
+        // Rounds are numbered within the day so that a re-vote reads as one.
         let finish = |day: &mut DayRow, round: &mut Option<Round>, end: RoundEnd| {
             if let Some(r) = round.take() {
-                let n = day.votes.iter().filter(|v| v.starts_with('(')).count() + 1;
-                day.votes.push(r.text(n, end));
+                day.rounds += 1;
+                day.votes.push(r.text(day.rounds, end));
             }
         };
         // A removal while a round is open stops it before its result: the
@@ -428,8 +431,8 @@ impl Protocol {
             seats,
             days,
             best_move,
-            result: result_name(core.result).to_string(),
-            reason: core.result.map(|o| reason_name(o.reason).to_string()),
+            result: GameResult::of(core.result),
+            reason: core.result.map(|o| o.reason),
         }
     }
 
@@ -450,14 +453,14 @@ impl Protocol {
     }
 
     fn winner_text(&self) -> String {
-        let team = match self.result.as_str() {
-            "red" => "Red / Красные",
-            "black" => "Black / Чёрные",
-            "draw" => "Draw / Ничья",
-            _ => "Not finished / Игра не окончена",
+        let team = match self.result {
+            GameResult::Red => "Red / Красные",
+            GameResult::Black => "Black / Чёрные",
+            GameResult::Draw => "Draw / Ничья",
+            GameResult::Unfinished => "Not finished / Игра не окончена",
         };
-        match &self.reason {
-            Some(r) => format!("{team} ({})", r.replace('_', " ")),
+        match self.reason {
+            Some(r) => format!("{team} ({})", reason_name(r).replace('_', " ")),
             None => team.to_string(),
         }
     }
@@ -749,7 +752,7 @@ mod tests {
                 events.extend(game.apply(&Command::Undo, 2).unwrap());
                 let p = Protocol::new(&header_of(&game), &game, &events);
                 assert!(p.days[0].nominations.iter().all(|n| n.by != seat));
-                assert_eq!(p.result, "unfinished");
+                assert_eq!(p.result, GameResult::Unfinished);
                 assert!(p.to_markdown().contains("Not finished / Игра не окончена"));
                 return;
             }
@@ -828,7 +831,7 @@ mod tests {
             assert_eq!(p.date.as_deref(), Some("2026-01-01"));
             assert_eq!(p.seats.iter().filter(|s| s.role == "Д").count(), 1);
             assert_eq!(p.seats.iter().filter(|s| s.role == "Ш").count(), 1);
-            assert_ne!(p.result, "unfinished");
+            assert_ne!(p.result, GameResult::Unfinished);
             let departures = sim.game.summary().departures.len();
             assert_eq!(
                 p.seats.iter().filter(|s| s.out.is_some()).count(),

@@ -2,7 +2,8 @@
 //! in the CLI, so that services and tests that check records agree on it.
 
 use crate::record::{Record, RecordError};
-use mafia_rules::summary::{BestMoveSummary, DepartureSummary};
+use mafia_rules::summary::{BestMoveSummary, DepartureSummary, GameResult};
+use mafia_rules::EndReason;
 use mafia_rules::Seat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,9 +36,9 @@ pub struct ReplayReport {
     pub file: String,
     /// The rule set id; `null` when the header could not be read.
     pub rules: Option<String>,
-    /// "red", "black", "draw" or "unfinished" (also for an unreadable file).
-    pub result: String,
-    pub reason: Option<String>,
+    /// `unfinished` also for an unreadable file.
+    pub result: GameResult,
+    pub reason: Option<EndReason>,
     pub departures: Vec<DepartureSummary>,
     pub fouls: BTreeMap<String, u8>,
     pub best_move: Option<BestMoveSummary>,
@@ -92,7 +93,7 @@ impl ReplayReport {
         ReplayReport {
             file,
             rules,
-            result: "unfinished".to_string(),
+            result: GameResult::Unfinished,
             reason: None,
             departures: Vec::new(),
             fouls: BTreeMap::new(),

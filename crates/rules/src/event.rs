@@ -325,6 +325,52 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The `type` tag of the event's JSON form (`"nominated"`, …), as serde
+    /// writes it; checked against serde for every event of simulated games.
+    pub const fn tag(&self) -> &'static str {
+        match self {
+            Event::Dealt { .. } => "dealt",
+            Event::StepStarted { .. } => "step_started",
+            Event::DayStarted { .. } => "day_started",
+            Event::NightStarted { .. } => "night_started",
+            Event::SpeechStarted { .. } => "speech_started",
+            Event::SpeechEnded { .. } => "speech_ended",
+            Event::TurnSkipped { .. } => "turn_skipped",
+            Event::Nominated { .. } => "nominated",
+            Event::Withdrawn { .. } => "withdrawn",
+            Event::Fouled { .. } => "fouled",
+            Event::Muted { .. } => "muted",
+            Event::TechnicalFouled { .. } => "technical_fouled",
+            Event::Penalized { .. } => "penalized",
+            Event::YellowCarded { .. } => "yellow_carded",
+            Event::Left { .. } => "left",
+            Event::Disqualified { .. } => "disqualified",
+            Event::VotesCancelled { .. } => "votes_cancelled",
+            Event::VoteSkipped { .. } => "vote_skipped",
+            Event::VoteCalled { .. } => "vote_called",
+            Event::Candidates { .. } => "candidates",
+            Event::VotesCast { .. } => "votes_cast",
+            Event::BallotCast { .. } => "ballot_cast",
+            Event::Tie { .. } => "tie",
+            Event::LiftDenied { .. } => "lift_denied",
+            Event::LiftVoted { .. } => "lift_voted",
+            Event::ShootingStarted => "shooting_started",
+            Event::ShotFired { .. } => "shot_fired",
+            Event::NightResult { .. } => "night_result",
+            Event::DonChecked { .. } => "don_checked",
+            Event::SheriffChecked { .. } => "sheriff_checked",
+            Event::BeautyPicked { .. } => "beauty_picked",
+            Event::BestMoveMade { .. } => "best_move_made",
+            Event::BestMoveAnnounced { .. } => "best_move_announced",
+            Event::OppositeTeamVictory { .. } => "opposite_team_victory",
+            Event::GameEnded { .. } => "game_ended",
+            Event::RolesRevealed { .. } => "roles_revealed",
+            Event::Undone { .. } => "undone",
+        }
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }

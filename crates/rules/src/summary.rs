@@ -25,9 +25,8 @@ pub struct BestMoveSummary {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
-    /// "red", "black", "draw" or "unfinished".
-    pub result: String,
-    pub reason: Option<String>,
+    pub result: GameResult,
+    pub reason: Option<EndReason>,
     pub departures: Vec<DepartureSummary>,
     /// Fouls by seat number, seats with none left out.
     pub fouls: BTreeMap<String, u8>,
@@ -42,18 +41,54 @@ pub struct Summary {
     pub sanctioned_after_result: Vec<Seat>,
 }
 
-pub fn result_name(outcome: Option<Outcome>) -> &'static str {
-    match outcome {
-        None => "unfinished",
-        Some(Outcome { winner: None, .. }) => "draw",
-        Some(Outcome {
-            winner: Some(Team::Red),
-            ..
-        }) => "red",
-        Some(Outcome {
-            winner: Some(Team::Black),
-            ..
-        }) => "black",
+/// How a game came out, as reports name it ("red", "black", "draw",
+/// "unfinished" in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    Red,
+    Black,
+    Draw,
+    Unfinished,
+}
+
+impl GameResult {
+    pub const ALL: [GameResult; 4] = [
+        GameResult::Red,
+        GameResult::Black,
+        GameResult::Draw,
+        GameResult::Unfinished,
+    ];
+
+    pub fn of(outcome: Option<Outcome>) -> GameResult {
+        match outcome {
+            None => GameResult::Unfinished,
+            Some(Outcome { winner: None, .. }) => GameResult::Draw,
+            Some(Outcome {
+                winner: Some(Team::Red),
+                ..
+            }) => GameResult::Red,
+            Some(Outcome {
+                winner: Some(Team::Black),
+                ..
+            }) => GameResult::Black,
+        }
+    }
+
+    /// The name serde writes.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::Red => "red",
+            GameResult::Black => "black",
+            GameResult::Draw => "draw",
+            GameResult::Unfinished => "unfinished",
+        }
+    }
+}
+
+impl std::fmt::Display for GameResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -83,8 +118,8 @@ impl Game {
             .collect();
         departures.sort_by_key(|(s, d)| (order(d.when), *s));
         Summary {
-            result: result_name(c.result).to_string(),
-            reason: c.result.map(|o| reason_name(o.reason).to_string()),
+            result: GameResult::of(c.result),
+            reason: c.result.map(|o| o.reason),
             departures: departures
                 .into_iter()
                 .map(|(seat, d)| DepartureSummary {

@@ -219,3 +219,21 @@ fn a_hidden_twin_differs_in_hidden_facts_and_command_numbers() {
         "only {differ} of 20 twins took back a hidden command"
     );
 }
+
+#[test]
+fn every_events_tag_is_the_type_serde_writes() {
+    let mut tags = std::collections::HashSet::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for rules in RuleSetId::ALL {
+        for _ in 0..100 {
+            for env in simulate(rules, &mut rng, 0).events {
+                let json = serde_json::to_value(env.event).unwrap();
+                assert_eq!(json["type"], env.event.tag(), "{json}");
+                tags.insert(env.event.tag());
+            }
+        }
+    }
+    // Most kinds occur in random games; the rest are covered by the match
+    // being exhaustive and named after the variant as serde's snake_case.
+    assert!(tags.len() > 25, "{tags:?}");
+}

@@ -7,11 +7,9 @@ use crate::metrics::Metrics;
 use bytes::Bytes;
 use futures::StreamExt;
 use mafia_event_log::{EventLog, LogError};
-use mafia_proto::convert::{event_to_proto, violation_to_proto};
-use mafia_proto::v1;
-use mafia_record::{GameId, Header, LoggedEvent};
+use mafia_record::{Accepted, GameId, GameState, Header, LoggedEvent, Refusal, Rejected};
 use mafia_rules::view::events_for;
-use mafia_rules::{Audience, Command, Envelope, Event, Game, Step, Team};
+use mafia_rules::{Audience, Command, Event, Game, Step};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -50,7 +48,7 @@ impl Slot {
         self.game.is_over()
     }
 
-    pub fn state(&self, audience: Audience) -> v1::GameState {
+    pub fn state(&self, audience: Audience) -> GameState {
         state_of(&self.game_id, &self.game, self.last_client_seq(), audience)
     }
 
@@ -85,14 +83,10 @@ impl Slot {
         duplicate: bool,
         replayed: bool,
         with_state: bool,
-    ) -> v1::Accepted {
-        let events = self.events_of(client_seq);
-        v1::Accepted {
+    ) -> Accepted {
+        Accepted {
             client_seq,
-            events: events
-                .iter()
-                .map(|e| event_to_proto(&e.envelope, e.client_seq))
-                .collect(),
+            events: self.events_of(client_seq).to_vec(),
             state: (with_state && !replayed).then(|| self.state(Audience::Judge)),
             duplicate,
             replayed,
@@ -100,17 +94,20 @@ impl Slot {
     }
 
     /// All events as `audience` sees them.
-    pub fn events_for(&self, audience: Audience) -> Vec<v1::Event> {
+    pub fn events_for(&self, audience: Audience) -> Vec<LoggedEvent> {
         filtered(&self.events, audience, self.game.is_over())
     }
 }
 
-pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<v1::Event> {
+pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<LoggedEvent> {
     events
         .iter()
         .filter_map(|e| {
             let shown = events_for(audience, std::slice::from_ref(&e.envelope), over);
-            shown.first().map(|env| event_to_proto(env, e.client_seq))
+            shown.into_iter().next().map(|envelope| LoggedEvent {
+                client_seq: e.client_seq,
+                envelope,
+            })
         })
         .collect()
 }
@@ -120,44 +117,15 @@ pub fn state_of(
     game: &Game,
     last_client_seq: u64,
     audience: Audience,
-) -> v1::GameState {
-    let view = game.view(audience);
-    let winner = match game.result() {
-        Some(o) => match o.winner {
-            // As the engine's serde names them (snake_case).
-            Some(Team::Red) => "red",
-            Some(Team::Black) => "black",
-            None => "draw",
-        },
-        None => "",
-    };
-    // The judge's view already holds the prompt (`Game::expected`): encode
-    // that one rather than computing it again.
-    let prompt_json = match (&view.prompt, audience) {
-        (Some(p), Audience::Judge) => to_json(p, 256),
-        (None, Audience::Judge) => to_json(&game.expected(), 256),
-        _ => String::new(),
-    };
-    v1::GameState {
-        game_id: game_id.to_string(),
+) -> GameState {
+    GameState {
+        game_id: game_id.clone(),
         seq: u64::from(game.seq()),
         last_client_seq,
         over: game.is_over(),
-        view_json: to_json(&view, 4096),
-        prompt_json,
-        winner: winner.to_owned(),
+        // The judge's view holds the prompt (`Game::expected`).
+        view: game.view(audience),
     }
-}
-
-/// JSON into a buffer sized for it up front (a view is a few KiB; growing
-/// from empty would copy it several times).
-fn to_json<T: serde::Serialize>(value: &T, capacity: usize) -> String {
-    let mut buf = Vec::with_capacity(capacity);
-    if serde_json::to_writer(&mut buf, value).is_err() {
-        return String::new();
-    }
-    // serde_json writes only valid UTF-8.
-    String::from_utf8(buf).unwrap_or_default()
 }
 
 /// Whether an event marks the end of a game's history.
@@ -167,8 +135,8 @@ pub fn is_final(e: &Event) -> bool {
 
 /// The outcome of one submitted command.
 pub enum Outcome {
-    Accepted(v1::Accepted),
-    Rejected(v1::Rejected),
+    Accepted(Accepted),
+    Rejected(Rejected),
     /// The client skipped sequence numbers: a client bug, ends the stream.
     Gap {
         expected: u64,
@@ -258,7 +226,7 @@ impl Games {
         header: Header,
         game_id: &GameId,
         at: i64,
-    ) -> Result<(bool, v1::GameState), RefereeError> {
+    ) -> Result<(bool, GameState), RefereeError> {
         header
             .setup()
             .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
@@ -382,21 +350,20 @@ impl Games {
     }
 
     /// Attaches a judge: the current state, then the accepted replies after
-    /// `last_acked`. With `omit_state` the acks carry no state.
+    /// `last_acked`, oldest first. With `omit_state` the acks carry no state.
     pub async fn attach(
         &self,
         game_id: &GameId,
         last_acked: u64,
         omit_state: bool,
-    ) -> Result<Vec<v1::RefereeReply>, RefereeError> {
+    ) -> Result<(GameState, Vec<Accepted>), RefereeError> {
         let entry = self.entry(game_id);
         let mut guard = entry.lock().await;
         let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
-        let mut out = vec![reply_attached(slot.state(Audience::Judge))];
-        for k in last_acked.saturating_add(1)..=slot.last_client_seq() {
-            out.push(reply_accepted(slot.ack_again(k, false, true, !omit_state)));
-        }
-        Ok(out)
+        let missed = (last_acked.saturating_add(1)..=slot.last_client_seq())
+            .map(|k| slot.ack_again(k, false, true, !omit_state))
+            .collect();
+        Ok((slot.state(Audience::Judge), missed))
     }
 
     /// Applies one command: stored before the reply is built. With
@@ -435,9 +402,9 @@ impl Games {
             Ok(e) => e,
             Err(v) => {
                 self.metrics.rejected(v.code.as_str());
-                return Ok(Outcome::Rejected(v1::Rejected {
+                return Ok(Outcome::Rejected(Rejected {
                     client_seq,
-                    violation: Some(violation_to_proto(&v)),
+                    refusal: Refusal::Rule(v),
                 }));
             }
         };
@@ -510,7 +477,7 @@ impl Games {
         &self,
         game_id: &GameId,
         audience: Audience,
-    ) -> Result<(v1::GameState, Vec<v1::Event>), RefereeError> {
+    ) -> Result<(GameState, Vec<LoggedEvent>), RefereeError> {
         let existing = self
             .slots
             .lock()
@@ -663,29 +630,4 @@ pub fn decode(game_id: &GameId, seq: u64, payload: &[u8]) -> Result<LoggedEvent,
         game: game_id.clone(),
         reason: format!("event {seq}: {err}"),
     })
-}
-
-pub fn reply_attached(state: v1::GameState) -> v1::RefereeReply {
-    v1::RefereeReply {
-        kind: Some(v1::referee_reply::Kind::Attached(v1::Attached {
-            state: Some(state),
-        })),
-    }
-}
-
-pub fn reply_accepted(a: v1::Accepted) -> v1::RefereeReply {
-    v1::RefereeReply {
-        kind: Some(v1::referee_reply::Kind::Accepted(a)),
-    }
-}
-
-pub fn reply_rejected(r: v1::Rejected) -> v1::RefereeReply {
-    v1::RefereeReply {
-        kind: Some(v1::referee_reply::Kind::Rejected(r)),
-    }
-}
-
-/// Event envelopes of logged events.
-pub fn envelopes(events: &[LoggedEvent]) -> impl Iterator<Item = &Envelope> {
-    events.iter().map(|e| &e.envelope)
 }

@@ -14,6 +14,7 @@ pub mod error;
 pub mod games;
 pub mod keys;
 pub mod metrics;
+mod reply;
 pub mod server;
 mod service;
 

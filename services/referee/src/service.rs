@@ -5,13 +5,15 @@ use crate::error::RefereeError;
 use crate::games::{self, Games, Outcome};
 use crate::keys::parse_game_id;
 use crate::metrics::Metrics;
+use crate::reply;
 use futures::StreamExt;
 use mafia_event_log::{Fanout, GameFollowed, LogError};
 use mafia_proto::convert::{
-    audience_from_proto, command_from_json, command_from_proto, event_to_proto, header_from_request,
+    audience_from_proto, command_from_json, command_from_proto, event_to_proto,
+    header_from_request, state_to_proto,
 };
 use mafia_proto::v1::{self, judge_command::Kind, referee_server::Referee};
-use mafia_record::GameId;
+use mafia_record::{GameId, Refusal, Rejected};
 use mafia_rules::view::events_for;
 use mafia_rules::Audience;
 use std::pin::Pin;
@@ -100,10 +102,12 @@ impl Shared {
         let omit_state = attach.omit_state;
         let game_id = parse_game_id(&attach.game_id)?;
         caller.may_judge(&game_id).map_err(auth::status)?;
-        let replies = self
+        let (state, missed) = self
             .games
             .attach(&game_id, attach.last_acked_seq, omit_state)
             .await?;
+        let replies =
+            std::iter::once(reply::attached(&state)).chain(missed.iter().map(reply::accepted));
         for r in replies {
             if tx.send(Ok(r)).await.is_err() {
                 return Ok(());
@@ -148,8 +152,12 @@ impl Shared {
         let cmd = match parsed {
             Ok(c) => c,
             Err(why) => {
-                self.metrics.rejected("malformed_command");
-                return Ok(malformed(s.client_seq, &why));
+                let refusal = Refusal::malformed(&why);
+                self.metrics.rejected(refusal.code());
+                return Ok(reply::rejected(&Rejected {
+                    client_seq: s.client_seq,
+                    refusal,
+                }));
             }
         };
         match self
@@ -157,8 +165,8 @@ impl Shared {
             .submit(game_id, s.client_seq, s.at, &cmd, omit_state)
             .await?
         {
-            Outcome::Accepted(a) => Ok(games::reply_accepted(a)),
-            Outcome::Rejected(r) => Ok(games::reply_rejected(r)),
+            Outcome::Accepted(a) => Ok(reply::accepted(&a)),
+            Outcome::Rejected(r) => Ok(reply::rejected(&r)),
             Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(
                 "sequence gap: expected client_seq {expected}, got {got}"
             ))),
@@ -275,18 +283,6 @@ async fn send_watched(
     }
 }
 
-fn malformed(client_seq: u64, why: &str) -> v1::RefereeReply {
-    games::reply_rejected(v1::Rejected {
-        client_seq,
-        violation: Some(v1::Violation {
-            code: "malformed_command".into(),
-            clause: String::new(),
-            message: format!("malformed command: {why}"),
-            message_ru: format!("команда не распознана: {why}"),
-        }),
-    })
-}
-
 struct Gauge(Arc<Metrics>);
 
 impl Drop for Gauge {
@@ -324,7 +320,7 @@ impl Referee for RefereeService {
         Ok(Response::new(v1::OpenGameResponse {
             game_id: game_id.to_string(),
             created,
-            state: Some(state),
+            state: Some(state_to_proto(&state)),
         }))
     }
 
@@ -364,8 +360,11 @@ impl Referee for RefereeService {
             .read(&game_id, audience(req.audience))
             .await?;
         Ok(Response::new(v1::GetGameResponse {
-            state: Some(state),
-            events,
+            state: Some(state_to_proto(&state)),
+            events: events
+                .iter()
+                .map(|e| event_to_proto(&e.envelope, e.client_seq))
+                .collect(),
             header_json: serde_json::to_string(header.as_ref()).unwrap_or_default(),
         }))
     }

@@ -54,7 +54,7 @@ async fn a_whole_game_typed_in_shorthand_ends_as_its_replay(b: Backend) {
         let stored = c
             .get_game(with_token(
                 v1::GetGameRequest {
-                    game_id: report.game_id.clone(),
+                    game_id: report.game_id.to_string(),
                     audience: v1::Audience::Judge as i32,
                 },
                 TABLE3,

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use mafia_event_log::testing::RedisServer;
 use mafia_event_log::{EventLog, RedisLog, RedisLogConfig};
-use mafia_judge_client::{JudgeSession, Reply};
+use mafia_judge_client::JudgeSession;
 use mafia_proto::convert::request_from_header;
 use mafia_record::LoggedEvent;
 use rand::SeedableRng;
@@ -85,7 +85,7 @@ async fn killing_the_owning_referee_moves_the_game_to_another_without_loss() {
         })
         .await
         .unwrap();
-    let mut session = JudgeSession::attach(referee, &opened.game_id)
+    let mut session = JudgeSession::attach(referee, &opened.game_id.parse().unwrap())
         .await
         .unwrap();
 
@@ -96,9 +96,13 @@ async fn killing_the_owning_referee_moves_the_game_to_another_without_loss() {
         let mut longest = Duration::ZERO;
         for (at, cmd) in &commands {
             let t = std::time::Instant::now();
-            match session.send(*at, cmd).await.expect("the judge keeps going") {
-                Reply::Accepted(_) => progress.fetch_add(1, Ordering::SeqCst),
-                Reply::Rejected(v) => panic!("rejected {cmd:?}: {v:?}"),
+            match session
+                .submit(*at, cmd)
+                .await
+                .expect("the judge keeps going")
+            {
+                Ok(_) => progress.fetch_add(1, Ordering::SeqCst),
+                Err(r) => panic!("rejected {cmd:?}: {r:?}"),
             };
             longest = longest.max(t.elapsed());
         }

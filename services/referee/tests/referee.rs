@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use mafia_judge_client::{play, JudgeSession, Record, Reply};
+use mafia_judge_client::{play, JudgeSession, Record};
 use mafia_proto::convert::request_from_header;
 use mafia_proto::v1;
 use mafia_rules::{Command, RuleSetId, Seat};
@@ -29,7 +29,7 @@ async fn a_recorded_game_plays_to_the_end_and_every_event_is_stored(b: Backend) 
         .unwrap();
     assert!(report.over);
     assert_eq!(report.sent, rec.commands.len());
-    let key = mafia_referee::keys::parse_game_id(&report.game_id)
+    let key = mafia_referee::keys::parse_game_id(&report.game_id.to_string())
         .unwrap()
         .to_string();
     assert_eq!(log.last_seq(&key).await.unwrap(), n_events as u64);
@@ -38,7 +38,7 @@ async fn a_recorded_game_plays_to_the_end_and_every_event_is_stored(b: Backend) 
     let got = c
         .get_game(with_token(
             v1::GetGameRequest {
-                game_id: report.game_id.clone(),
+                game_id: report.game_id.to_string(),
                 audience: v1::Audience::Public as i32,
             },
             CHIEF,
@@ -485,8 +485,8 @@ async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let mut s = JudgeSession::attach(referee(vec![url(&r)], TABLE3), &report.game_id)
         .await
         .unwrap();
-    match s.send(0, &Command::NextStep).await.unwrap() {
-        Reply::Rejected(v) => assert_eq!(v.code, "game_over"),
+    match s.submit(0, &Command::NextStep).await.unwrap() {
+        Err(r) => assert_eq!(r.refusal.code(), "game_over"),
         other => panic!("expected a rejection, got {other:?}"),
     }
     r.shutdown().await;
@@ -640,7 +640,7 @@ async fn watching_past_the_end_of_a_finished_game_ends_at_once(b: Backend) {
     let mut watch = c
         .watch_game(with_token(
             v1::WatchGameRequest {
-                game_id: report.game_id,
+                game_id: report.game_id.to_string(),
                 audience: v1::Audience::Public as i32,
                 from_seq: n_events as u64 + 1,
             },

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mafia_judge_client::{JudgeSession, Reply};
+use mafia_judge_client::JudgeSession;
 use mafia_proto::convert::request_from_header;
 
 async fn a_judge_resumes_after_the_referee_restarts_on_the_same_store(b: Backend) {
@@ -23,25 +23,19 @@ async fn a_judge_resumes_after_the_referee_restarts_on_the_same_store(b: Backend
     drop(c);
     let mut s = JudgeSession::attach(
         referee(vec![format!("http://{addr}")], TABLE3),
-        &opened.game_id,
+        &opened.game_id.parse().unwrap(),
     )
     .await
     .unwrap();
     let half = cmds.len() / 2;
     for (at, cmd) in &cmds[..half] {
-        assert!(matches!(
-            s.send(*at, cmd).await.unwrap(),
-            Reply::Accepted(_)
-        ));
+        assert!(s.submit(*at, cmd).await.unwrap().is_ok());
     }
     // Drop the server and start a new one on the same store and port.
     r.shutdown().await;
     let r = start_on(&addr, b.log().await, options()).await;
     for (at, cmd) in &cmds[half..] {
-        assert!(matches!(
-            s.send(*at, cmd).await.unwrap(),
-            Reply::Accepted(_)
-        ));
+        assert!(s.submit(*at, cmd).await.unwrap().is_ok());
     }
     assert!(s.reconnects() >= 1);
     let state = s.state().unwrap();
