@@ -211,8 +211,7 @@ async fn play_game(
                 let mine = game
                     .apply(&cmd, at)
                     .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
-                let theirs: Vec<u64> =
-                    a.events.iter().map(|e| u64::from(e.envelope.seq)).collect();
+                let theirs: Vec<u64> = a.events.iter().map(|e| u64::from(e.envelope.seq)).collect();
                 let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
                 if theirs != ours {
                     return Err(fail(format!(
