@@ -38,12 +38,19 @@ pub const MAX_SUBSCRIPTIONS_PER_CONNECTION: usize = 32;
 /// Most events one `events` query returns.
 pub const MAX_EVENTS: usize = 1000;
 
-pub type GatewaySchema = Schema<QueryRoot, EmptyMutation, SubscriptionRoot>;
+pub type GatewaySchema = Schema<Queries, EmptyMutation, Subscriptions>;
 
-/// The schema, wired to `hub`.
-pub fn schema(hub: Hub) -> GatewaySchema {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
+/// The tables' root joined with the standings' ([`crate::standings`]).
+#[derive(async_graphql::MergedObject, Default)]
+pub struct Queries(QueryRoot, crate::standings::StandingsQuery);
+#[derive(async_graphql::MergedSubscription, Default)]
+pub struct Subscriptions(SubscriptionRoot, crate::standings::StandingsSubscription);
+
+/// The schema, wired to `hub` and the standings `board`.
+pub fn schema(hub: Hub, board: crate::standings::Board) -> GatewaySchema {
+    Schema::build(Queries::default(), EmptyMutation, Subscriptions::default())
         .data(hub)
+        .data(board)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(32)
@@ -52,7 +59,7 @@ pub fn schema(hub: Hub) -> GatewaySchema {
 
 /// The SDL committed as `services/gateway/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(QueryRoot, EmptyMutation, SubscriptionRoot)
+    Schema::build(Queries::default(), EmptyMutation, Subscriptions::default())
         .finish()
         .sdl()
 }
@@ -180,6 +187,7 @@ fn visible_tables(ctx: &Context<'_>) -> Vec<Table> {
         .collect()
 }
 
+#[derive(Default)]
 pub struct QueryRoot;
 
 #[Object]
@@ -392,6 +400,7 @@ fn hall_message(v: Value) -> HallMessage {
     }
 }
 
+#[derive(Default)]
 pub struct SubscriptionRoot;
 
 #[Subscription]
@@ -767,7 +776,7 @@ struct GqlState {
 
 /// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
 pub fn routes(app: AppState) -> Router {
-    let schema = schema(app.hub.clone());
+    let schema = schema(app.hub.clone(), app.standings.clone());
     let groups = Groups::new(app.hub.clone());
     Router::new()
         .route(

@@ -14,6 +14,7 @@ pub mod hub;
 pub mod patch;
 pub mod server;
 pub mod shared;
+pub mod standings;
 
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{Hub, HubConfig, HubError, Subscription, TableInfo, TableState};
@@ -64,5 +65,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         tokens: Arc::new(tokens),
         config,
         closing: closing::Closing::default(),
+        standings: standings::Board::default(),
     }
 }

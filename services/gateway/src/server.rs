@@ -52,11 +52,14 @@ pub struct AppState {
     pub tokens: Arc<Tokens>,
     pub config: ServerConfig,
     pub closing: Closing,
+    /// Tournament standings, folded off the log (`crate::standings`).
+    pub standings: crate::standings::Board,
 }
 
 /// The gateway's whole router.
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
+    let standings = crate::standings::routes(state.clone());
     Router::new()
         .route("/ws/table/{game_id}", get(ws_table))
         .route("/ws/hall", get(ws_hall))
@@ -67,6 +70,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::assets::routes())
         .with_state(state)
         .merge(graphql)
+        .merge(standings)
 }
 
 #[derive(Debug, Deserialize)]
