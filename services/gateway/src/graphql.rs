@@ -42,8 +42,10 @@ pub type GatewaySchema = Schema<Queries, EmptyMutation, Subscriptions>;
 
 /// The tables' root joined with the standings' ([`crate::standings`]).
 #[derive(async_graphql::MergedObject, Default)]
+#[graphql(name = "Query")]
 pub struct Queries(QueryRoot, crate::standings::StandingsQuery);
 #[derive(async_graphql::MergedSubscription, Default)]
+#[graphql(name = "Subscription")]
 pub struct Subscriptions(SubscriptionRoot, crate::standings::StandingsSubscription);
 
 /// The schema, wired to `hub` and the standings `board`.

@@ -181,8 +181,8 @@ async fn step(
             .header(stream)
             .await?
             .ok_or_else(|| corrupt("no header".into()))?;
-        let t = stored::fold_stored(&header, std::iter::empty())
-            .map_err(|e| corrupt(e.to_string()))?;
+        let t =
+            stored::fold_stored(&header, std::iter::empty()).map_err(|e| corrupt(e.to_string()))?;
         folding.insert(
             stream.to_owned(),
             Folding {
@@ -401,9 +401,7 @@ fn board<'a>(ctx: &'a Context<'_>) -> Result<&'a Board> {
 
 fn snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
     let id = parse_tournament(tournament).map_err(Error::new)?;
-    board(ctx)?
-        .get(&id)
-        .ok_or_else(|| Error::new(unknown(&id)))
+    board(ctx)?.get(&id).ok_or_else(|| Error::new(unknown(&id)))
 }
 
 /// For the chief judge of the tournament only.
@@ -479,11 +477,7 @@ impl StandingsQuery {
                 let v = serde_json::to_value(&item).unwrap_or_default();
                 PendingApproval {
                     game: g.to_string(),
-                    kind: v
-                        .as_object()
-                        .and_then(|o| o.keys().next().cloned())
-                        .or_else(|| v.as_str().map(str::to_owned))
-                        .unwrap_or_default(),
+                    kind: v["item"].as_str().unwrap_or_default().to_owned(),
                     item: Json(v),
                 }
             })
@@ -558,21 +552,41 @@ pub fn routes(state: AppState) -> Router {
         .with_state(state)
 }
 
-fn not_found(why: String) -> Response {
-    (StatusCode::NOT_FOUND, axum::Json(json!({ "error": why }))).into_response()
+/// A refused HTTP request: the status and a JSON `{"error": …}` body.
+enum Refusal {
+    NotFound(String),
+    Api(ApiError),
 }
 
-fn bad_request(why: String) -> Response {
-    ApiError::bad_request(why).into_response()
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::NotFound(why) => {
+                (StatusCode::NOT_FOUND, axum::Json(json!({ "error": why }))).into_response()
+            }
+            Refusal::Api(e) => e.into_response(),
+        }
+    }
 }
 
-fn auth(e: mafia_access::AuthError) -> Response {
-    ApiError::from(e).into_response()
+fn not_found(why: String) -> Refusal {
+    Refusal::NotFound(why)
 }
 
-fn snap_of(state: &AppState, tournament: &str) -> Result<Snapshot, Response> {
+fn bad_request(why: String) -> Refusal {
+    Refusal::Api(ApiError::bad_request(why))
+}
+
+fn auth(e: mafia_access::AuthError) -> Refusal {
+    Refusal::Api(ApiError::from(e))
+}
+
+fn snap_of(state: &AppState, tournament: &str) -> Result<Snapshot, Refusal> {
     let id = parse_tournament(tournament).map_err(bad_request)?;
-    state.standings.get(&id).ok_or_else(|| not_found(unknown(&id)))
+    state
+        .standings
+        .get(&id)
+        .ok_or_else(|| not_found(unknown(&id)))
 }
 
 /// The channel's message: the whole table, like the GraphQL subscription's.
@@ -607,7 +621,7 @@ async fn ws_standings(
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
-) -> Result<Response, Response> {
+) -> Result<Response, Refusal> {
     let who = caller_of(&state.tokens, q.token.as_deref(), &headers).map_err(auth)?;
     let id = parse_tournament(&tournament).map_err(bad_request)?;
     let rx = state.standings.watch(&id);
@@ -677,7 +691,7 @@ async fn export_file(
     Path((tournament, file)): Path<(String, String)>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-) -> Result<Response, Response> {
+) -> Result<Response, Refusal> {
     let who = caller_of(&state.tokens, q.token.as_deref(), &headers).map_err(auth)?;
     let snap = snap_of(&state, &tournament)?;
     let chief = is_chief(&who, &snap.tournament.id);
@@ -707,7 +721,7 @@ async fn export_file(
 async fn export_seating(
     State(state): State<AppState>,
     Path((tournament, file)): Path<(String, String)>,
-) -> Result<Response, Response> {
+) -> Result<Response, Refusal> {
     let snap = snap_of(&state, &tournament)?;
     let round: u32 = file
         .strip_suffix(".html")

@@ -15,7 +15,9 @@ use common::{connect, next_json, refused, tokens, Ws, BROADCAST, CHIEF};
 use futures::SinkExt;
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig};
-use mafia_tournament::{export, standings, stored, Actor, Tournament, TournamentCommand, TournamentEvent};
+use mafia_tournament::{
+    export, standings, stored, Actor, Tournament, TournamentCommand, TournamentEvent,
+};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -36,8 +38,11 @@ pub struct Gateway {
 /// The cup's log as the scoring service stores it, and a gateway on it.
 pub async fn gateway() -> Gateway {
     let dir = tempfile::tempdir().unwrap();
-    let log: Arc<dyn EventLog> =
-        Arc::new(EmbeddedLog::open(dir.path().join("log.redb")).await.unwrap());
+    let log: Arc<dyn EventLog> = Arc::new(
+        EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
     let text = std::fs::read_to_string(CUP_LOG).unwrap();
     let mut lines = text.lines();
     let stream = "tournament.cup";
@@ -97,7 +102,10 @@ pub async fn score_round_3(log: &Arc<dyn EventLog>) -> u64 {
         .command(&cmd, &Actor::Organiser, 1_780_000_900_000)
         .unwrap();
     let last = log.last_seq("tournament.cup").await.unwrap();
-    let payloads: Vec<Bytes> = events.iter().map(|e| Bytes::from(stored::encode(e))).collect();
+    let payloads: Vec<Bytes> = events
+        .iter()
+        .map(|e| Bytes::from(stored::encode(e)))
+        .collect();
     log.append("tournament.cup", last, 0, &payloads)
         .await
         .unwrap()
@@ -129,7 +137,11 @@ pub async fn http(
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     let ctype = head
         .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type: ").map(str::to_owned))
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_owned)
+        })
         .unwrap_or_default();
     (status, ctype, body.to_owned())
 }
@@ -204,9 +216,19 @@ async fn graphql_standings_give_rank_player_games_wins_by_role_and_the_points_sp
         assert_eq!(got["games"], want.games);
         assert_eq!(got["wins"], want.wins);
         assert_eq!(got["winsByRole"]["sheriff"], want.wins_by_role.sheriff);
-        assert_eq!(got["points"]["total"].as_f64().unwrap(), want.points.total.to_f64());
-        assert_eq!(got["points"]["base"].as_f64().unwrap(), want.points.base.to_f64());
-        assert_eq!(got["extraPending"].as_f64().unwrap(), 0.0, "hidden from the public");
+        assert_eq!(
+            got["points"]["total"].as_f64().unwrap(),
+            want.points.total.to_f64()
+        );
+        assert_eq!(
+            got["points"]["base"].as_f64().unwrap(),
+            want.points.base.to_f64()
+        );
+        assert_eq!(
+            got["extraPending"].as_f64().unwrap(),
+            0.0,
+            "hidden from the public"
+        );
     }
     let v = gql(
         gw.addr,
@@ -218,7 +240,12 @@ async fn graphql_standings_give_rank_player_games_wins_by_role_and_the_points_sp
     assert_eq!(h.len(), 2);
     assert_eq!(h[0]["game"], "cup.main.r1.t1.g1");
     assert_eq!(h[0]["role"], "sheriff");
-    let v = gql(gw.addr, None, "{ standings(tournament: \"nope\") { version } }").await;
+    let v = gql(
+        gw.addr,
+        None,
+        "{ standings(tournament: \"nope\") { version } }",
+    )
+    .await;
     assert_eq!(v["errors"][0]["message"], "no tournament nope");
     let v = gql(
         gw.addr,
@@ -238,7 +265,10 @@ async fn pending_approvals_and_open_appeals_are_for_the_chief_judge_only() {
         let v = gql(gw.addr, who, q).await;
         assert!(v["data"].is_null(), "{who:?}: {v}");
         assert!(
-            v["errors"][0]["message"].as_str().unwrap().contains("rule on"),
+            v["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("rule on"),
             "{v}"
         );
     }
@@ -264,9 +294,13 @@ async fn pending_approvals_and_open_appeals_are_for_the_chief_judge_only() {
 }
 
 async fn gql_ws(addr: SocketAddr) -> Ws {
-    let mut req = format!("ws://{addr}/graphql/ws").into_client_request().unwrap();
-    req.headers_mut()
-        .insert("sec-websocket-protocol", "graphql-transport-ws".parse().unwrap());
+    let mut req = format!("ws://{addr}/graphql/ws")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
     let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
     ws
 }
@@ -327,7 +361,14 @@ async fn the_http_exports_are_the_crates_exports_of_the_followed_log() {
     let (_, _, body) = http(gw.addr, "GET", "/export/cup/games.json", None, "").await;
     assert_eq!(body, export::games_json(&games));
     // The chief judge's export has the pending extra.
-    let (_, _, body) = http(gw.addr, "GET", "/export/cup/standings.json", Some(CHIEF), "").await;
+    let (_, _, body) = http(
+        gw.addr,
+        "GET",
+        "/export/cup/standings.json",
+        Some(CHIEF),
+        "",
+    )
+    .await;
     assert_eq!(body, export::standings_json(&standings(&t)));
     let (status, ctype, body) = http(gw.addr, "GET", "/export/cup/seating/3.html", None, "").await;
     assert_eq!(status, 200);
@@ -343,5 +384,8 @@ async fn the_http_exports_are_the_crates_exports_of_the_followed_log() {
         assert_eq!(status, 404, "{path}");
         assert!(body.contains(why), "{path}: {body}");
     }
-    assert_eq!(refused(gw.addr, "/ws/standings/cup?token=wrong-token").await, 401);
+    assert_eq!(
+        refused(gw.addr, "/ws/standings/cup?token=wrong-token").await,
+        401
+    );
 }
