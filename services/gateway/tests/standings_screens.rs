@@ -10,7 +10,7 @@ mod common;
 #[path = "common/cup.rs"]
 mod cup;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{connect, next_json, CHIEF};
@@ -36,10 +36,10 @@ fn chromium() -> Option<PathBuf> {
 /// WebSocket, which a busy machine can slow past Chromium's virtual time
 /// budget: when the DOM does not yet show `ready`, it is rendered again
 /// with a longer budget.
-async fn dom(bin: &PathBuf, url: String, ready: &str) -> String {
+async fn dom(bin: &Path, url: String, ready: &str) -> String {
     let mut dom = String::new();
     for budget_ms in [3_000, 8_000, 20_000] {
-        let (url2, bin2) = (url.clone(), bin.clone());
+        let (url2, bin2) = (url.clone(), bin.to_path_buf());
         let out = tokio::task::spawn_blocking(move || {
             Command::new(bin2)
                 .args([
