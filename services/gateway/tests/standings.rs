@@ -11,7 +11,7 @@ mod cup;
 use std::net::SocketAddr;
 
 use common::{connect, next_json, refused, Ws, BROADCAST, CHIEF};
-use cup::{folded, gateway, http, score_round_3};
+use cup::{empty_gateway, folded, gateway, http, score_round_3, write_cup};
 use futures::SinkExt;
 use mafia_tournament::{export, standings};
 use serde_json::{json, Value};
@@ -259,5 +259,34 @@ async fn the_http_exports_are_the_crates_exports_of_the_followed_log() {
     assert_eq!(
         refused(gw.addr, "/ws/standings/cup?token=wrong-token").await,
         401
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_before_the_tournament_exists_gets_its_table_once_it_is_written() {
+    let gw = empty_gateway().await;
+    let mut ws = connect(gw.addr, "/ws/standings/cup").await;
+    let v = gql(
+        gw.addr,
+        None,
+        "{ standings(tournament: \"cup\") { version } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no tournament cup");
+    let last = write_cup(&gw.log).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["version"].as_u64().unwrap(), last);
+    assert_eq!(m["standings"]["games"], 4);
+    let (status, _, body) = http(gw.addr, "GET", "/api/standings", None, "").await;
+    assert_eq!(status, 200);
+    let list: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        list["tournaments"],
+        json!([{"tournament": "cup", "name": "Cup", "version": last}])
+    );
+    assert_eq!(
+        refused(gw.addr, "/ws/standings/not%20an%20id").await,
+        400,
+        "a malformed tournament id is refused before the upgrade"
     );
 }

@@ -34,6 +34,24 @@ pub async fn gateway() -> Gateway {
             .await
             .unwrap(),
     );
+    write_cup(&log).await;
+    serve(dir, log).await
+}
+
+/// A gateway on a log with no tournament yet.
+pub async fn empty_gateway() -> Gateway {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Arc<dyn EventLog> = Arc::new(
+        EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
+    serve(dir, log).await
+}
+
+/// Writes the committed cup log into `log` as the scoring service would;
+/// returns its last seq.
+pub async fn write_cup(log: &Arc<dyn EventLog>) -> u64 {
     let text = std::fs::read_to_string(CUP_LOG).unwrap();
     let mut lines = text.lines();
     let stream = "tournament.cup";
@@ -41,7 +59,10 @@ pub async fn gateway() -> Gateway {
         .await
         .unwrap();
     let events: Vec<Bytes> = lines.map(|l| Bytes::from(l.to_owned())).collect();
-    log.append(stream, 0, 0, &events).await.unwrap();
+    log.append(stream, 0, 0, &events).await.unwrap().last_seq
+}
+
+async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>) -> Gateway {
     let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
