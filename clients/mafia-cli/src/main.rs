@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod export;
 mod seat;
 mod state;
 
@@ -82,6 +83,9 @@ enum Cmd {
     /// Seat a tournament from a players CSV: tables, seats, rests and judges
     /// for every round, with quality metrics beside a random seating.
     Seat(seat::SeatArgs),
+    /// A tournament's standings or per-game points (CSV, JSON) or a round's
+    /// printable seating sheet (HTML), from its stored log.
+    Export(export::ExportArgs),
     /// Stream a record to a referee as a table judge would (resumes on its own).
     Play(mafia_judge_client::cli::PlayArgs),
     /// Run N simulated tables against a referee: the demo driver and load generator.
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         } => state::state(&file, at, audience, json, &mut out),
         Cmd::Demo => demo(&mut out).map(|()| true),
         Cmd::Seat(args) => seat::seat(&args, &mut out),
+        Cmd::Export(args) => export::export(&args, &mut out),
         Cmd::Play(args) => mafia_judge_client::cli::play(&args, &mut out)
             .map(|()| true)
             .map_err(Into::into),

@@ -136,6 +136,16 @@ async fn main() -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let gateway = {
         let state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        // The standings screens and GraphQL `standings` read the scoring
+        // service's tournament streams off the same log.
+        let mut standings_stop = stop_rx.clone();
+        tokio::spawn(mafia_gateway::board::follow(
+            state.standings.clone(),
+            log.clone(),
+            async move {
+                let _ = standings_stop.wait_for(|s| *s).await;
+            },
+        ));
         let mut stop = stop_rx.clone();
         tokio::spawn(mafia_gateway::serve(http, state, async move {
             let _ = stop.wait_for(|s| *s).await;
@@ -147,7 +157,9 @@ async fn main() -> anyhow::Result<()> {
     println!("  hall screen:      http://{addr}/hall");
     println!("  OBS overlay:      http://{addr}/overlay?table={first_game}&token={broadcast}");
     println!("  spectator page:   http://{addr}/spectator");
-    println!("  chief judge:      http://{addr}/judge?token={chief}");
+    println!("  chief judge:      http://{addr}/judge?token={chief}&tournament={tournament}");
+    println!("  standings:        http://{addr}/standings?tournament={tournament}");
+    println!("  standings (OBS):  http://{addr}/standings-overlay?tournament={tournament}&top=10");
     println!("  GraphQL:          http://{addr}/graphql");
     println!("  referee (gRPC):   http://{}", referee.addr);
     println!(

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod assets;
 pub mod auth;
+pub mod board;
 pub mod closing;
 pub mod demo;
 pub mod graphql;
@@ -17,6 +18,7 @@ pub mod messages;
 pub mod patch;
 pub mod server;
 pub mod shared;
+pub mod standings;
 
 pub use app::{AppState, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
@@ -68,5 +70,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         tokens: Arc::new(tokens),
         config,
         closing: closing::Closing::default(),
+        standings: board::Board::default(),
     }
 }

@@ -90,6 +90,7 @@ async fn main() -> anyhow::Result<()> {
         }
     };
     let log_for_demo = log.clone();
+    let log_for_standings = log.clone();
     let hub = Hub::start(
         log,
         HubConfig {
@@ -139,6 +140,11 @@ async fn main() -> anyhow::Result<()> {
         );
     }
     let state = app_state(hub.clone(), tokens, ServerConfig::default());
+    tokio::spawn(mafia_gateway::standings::follow(
+        state.standings.clone(),
+        log_for_standings,
+        std::future::pending(),
+    ));
     mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;
     hub.close();
     Ok(())
