@@ -1,0 +1,45 @@
+//! The site's game time (`{"round":2,"time":"speaking","speaker":5}`): when
+//! in a game a warning, a technical foul or a removal happened.
+
+use crate::script::Moment;
+use mafia_rules::Seat;
+use serde::Serialize;
+
+/// A game time as the site writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameTime {
+    pub round: u8,
+    pub time: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voting_round: Option<u8>,
+}
+
+/// The moment a game time means, for placing a sanction in the replay.
+pub fn moment(round: u8, time: Option<&str>, speaker: Option<Seat>) -> Moment {
+    let day = round.saturating_add(1);
+    let Some(time) = time else {
+        return Moment::Round { round };
+    };
+    match (time, speaker) {
+        ("start" | "arrangement" | "relaxed sitting", _) => Moment::Night0,
+        ("night start" | "shooting" | "don" | "sheriff" | "night end", _) => {
+            if round == 0 {
+                Moment::Night0
+            } else {
+                Moment::Night { night: round }
+            }
+        }
+        ("speaking", Some(seat)) => Moment::Speech { day, seat },
+        ("voting" | "voting start", Some(seat)) => Moment::TieSpeech { day, seat },
+        ("voting" | "voting start", None) => Moment::Voting { day },
+        ("voting kill all", _) => Moment::Lift { day },
+        ("night kill speaking" | "day kill speaking", Some(seat)) => {
+            Moment::LastWords { day, seat }
+        }
+        ("end", _) => Moment::End,
+        _ => Moment::Day { day },
+    }
+}
