@@ -123,6 +123,7 @@ pub fn drive(script: &Script) -> Result<Imported, SourceError> {
     let mut commands: Vec<Command> = Vec::new();
     let last_phase = script.last_phase();
     let mut refusal = None;
+    let mut round = 0u8;
     while commands.len() < MAX_COMMANDS {
         let step = game.step();
         if script.winner.is_none() && !matches!(step, Step::Ended) && phase_key(&game) > last_phase
@@ -140,9 +141,13 @@ pub fn drive(script: &Script) -> Result<Imported, SourceError> {
         };
         let at = script.start_ms + commands.len() as i64 * 1000;
         match game.apply(&next.cmd, at) {
-            Ok(_) => {
+            Ok(events) => {
                 mark(&mut used, next.mark);
                 commands.push(next.cmd);
+                if let Some(r) = automatic_votes(script, &game, &events, &mut used, &mut round) {
+                    refusal = Some(r);
+                    break;
+                }
             }
             Err(v) => {
                 refusal = Some(Refusal {
@@ -168,6 +173,48 @@ pub fn drive(script: &Script) -> Result<Imported, SourceError> {
         }
     }
     Ok(Imported { record, refusal })
+}
+
+/// Votes the engine counts by itself (the last nominee's, a sole
+/// nominee's) must be the source's too: each of those voters voted for
+/// that nominee, or the source does not say.
+fn automatic_votes(
+    script: &Script,
+    game: &Game,
+    events: &[mafia_rules::Envelope],
+    used: &mut Used,
+    round: &mut u8,
+) -> Option<Refusal> {
+    let day = game.core().day;
+    for e in events {
+        match e.event {
+            mafia_rules::Event::StepStarted {
+                step: Step::Voting { round: r },
+            } => *round = r,
+            mafia_rules::Event::VotesCast {
+                nominee,
+                hands,
+                automatic: true,
+            } => {
+                used.rounds.insert((day, *round as usize));
+                let votes = script.days.get(&day).and_then(|d| d.rounds.get(*round as usize));
+                for h in hands.iter() {
+                    if let Some((Some(t), origin)) = votes.and_then(|v| v.get(&h)) {
+                        if *t != nominee {
+                            return Some(Refusal::fact(
+                                origin.clone(),
+                                format!(
+                                    "the source has player {h} vote for {t}; in the replay his hand counts for {nominee}, the last nominee"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The source keeps only the start and the end: commands are spread evenly
@@ -231,11 +278,21 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
         Moment::TieSpeech { day: d, seat } => {
             matches!(step, Step::Speech { seat: s, tie: true, .. } if s == seat) && day == d
         }
-        Moment::Voting { day: d } => {
-            matches!(
-                step,
-                Step::Voting { .. } | Step::RollCall { .. } | Step::VoteCall
-            ) && day == d
+        Moment::Voting {
+            day: d,
+            round,
+            nominee,
+        } => {
+            let r = match step {
+                Step::Voting { round } | Step::RollCall { round, .. } => Some(round),
+                Step::VoteCall => Some(0),
+                _ => None,
+            };
+            let counting = c.candidates.get(c.vote_pos as usize);
+            r.is_some()
+                && day == d
+                && (round.is_none() || round == r)
+                && (nominee.is_none() || (matches!(step, Step::Voting { .. }) && counting == nominee))
         }
         Moment::Lift { day: d } => matches!(step, Step::Lift) && day == d,
         Moment::LastWords { day: d, seat } => {
@@ -243,6 +300,13 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
         }
         Moment::Night { night: n } => {
             step.is_night() && !matches!(step, Step::Night0 { .. }) && night == n
+        }
+        Moment::NightStep { night: n, action } => {
+            matches!(step, Step::Night { action: a, .. } if a == action) && night == n
+        }
+        Moment::NightEnd { night: n } => {
+            (matches!(step, Step::BestMove { .. }) && night == n)
+                || (!step.is_night() && !matches!(step, Step::Ended) && day == n.saturating_add(1))
         }
         Moment::Day { day: d } => !step.is_night() && !matches!(step, Step::Ended) && day == d,
         Moment::Round { round: r } => {

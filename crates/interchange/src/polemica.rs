@@ -80,7 +80,11 @@ fn stage(v: &Value, path: &str) -> Result<Moment, SourceError> {
             day: day.saturating_add(1),
             seat,
         },
-        ("voting" | "toVoting" | "voted", _) => Moment::Voting { day },
+        ("voting" | "toVoting" | "voted", _) => Moment::Voting {
+            day,
+            round: None,
+            nominee: None,
+        },
         ("lift" | "toLift" | "liftResult", _) => Moment::Lift { day },
         (
             "shooting" | "donCheck" | "comCheck" | "checks" | "guess" | "comKill" | "toNight"

@@ -4,6 +4,7 @@
 //! the source it came from ([`Origin`]).
 
 use mafia_record::TournamentId;
+use mafia_rules::params::NightAction;
 use mafia_rules::{Player, Role, RuleSet, Seat, SeatSet, Team};
 use std::collections::BTreeMap;
 
@@ -38,9 +39,13 @@ pub enum Moment {
         day: u8,
         seat: Seat,
     },
-    /// During the votes of `day` (rounds, roll call, vote call).
+    /// During the votes of `day` (rounds, roll call, vote call): round
+    /// `round` (0 first) when the source says, while the hands against
+    /// `nominee` are being counted when it says that too.
     Voting {
         day: u8,
+        round: Option<u8>,
+        nominee: Option<Seat>,
     },
     Lift {
         day: u8,
@@ -54,6 +59,10 @@ pub enum Moment {
     Night {
         night: u8,
     },
+    /// During one step of night `n` (n ≥ 1).
+    NightStep { night: u8, action: NightAction },
+    /// The end of night `n`: the best move, or else the morning after.
+    NightEnd { night: u8 },
     /// Some time on `day`: the first step of it the replay reaches.
     Day {
         day: u8,
@@ -162,11 +171,12 @@ impl Script {
                 Moment::Night0 | Moment::End => 0,
                 Moment::Speech { day: d, .. }
                 | Moment::TieSpeech { day: d, .. }
-                | Moment::Voting { day: d }
+                | Moment::Voting { day: d, .. }
                 | Moment::Lift { day: d }
                 | Moment::LastWords { day: d, .. }
                 | Moment::Day { day: d } => day(d.max(1)),
-                Moment::Night { night: n } => night(n),
+                Moment::Night { night: n } | Moment::NightStep { night: n, .. }
+                | Moment::NightEnd { night: n } => night(n),
                 Moment::Round { round: r } => night(r),
             };
             last = last.max(k);

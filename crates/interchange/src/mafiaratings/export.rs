@@ -107,6 +107,12 @@ struct Cursor {
     step: Step,
     vote_round: u8,
     night_last: bool,
+    /// This round's nominees and how many of them have had their hands
+    /// counted: the one being counted is the site's `nominee`.
+    candidates: mafia_rules::SeatList,
+    votes_cast: usize,
+    /// The day whose votes began last.
+    candidates_day: u8,
 }
 
 impl Cursor {
@@ -117,6 +123,7 @@ impl Cursor {
             time,
             speaker: None,
             voting_round: None,
+            nominee: None,
         };
         match self.step {
             Step::BeforeDeal | Step::Night0 { .. } => t(0, "arrangement"),
@@ -128,6 +135,10 @@ impl Cursor {
             Step::FreeTalk { .. } => t(day_round, "day start"),
             Step::VoteCall | Step::Voting { .. } | Step::RollCall { .. } => GameTime {
                 voting_round: (self.vote_round > 0).then_some(self.vote_round),
+                nominee: match self.step {
+                    Step::Voting { .. } => self.candidates.get(self.votes_cast).map(|s| s.number()),
+                    _ => None,
+                },
                 ..t(day_round, "voting")
             },
             Step::Lift => t(day_round, "voting kill all"),
@@ -248,6 +259,9 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
         step: Step::BeforeDeal,
         vote_round: 0,
         night_last: true,
+        candidates: mafia_rules::SeatList::default(),
+        votes_cast: 0,
+        candidates_day: 0,
     };
     let mut winner = None;
     let events = standing(&outcome.events);
@@ -280,13 +294,19 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
             ),
             Event::Withdrawn { by, .. } => {
                 losses.insert("withdrawals (only the standing nomination is kept)");
-                set_at(
-                    &mut players[by.index()].nominating,
-                    cur.round() as usize,
-                    None,
-                );
+                // Withdrawn once the votes began (in a tie speech), the
+                // nomination was still voted on: the site keeps it.
+                if cur.candidates_day != cur.day {
+                    set_at(&mut players[by.index()].nominating, cur.round() as usize, None);
+                }
+            }
+            Event::Candidates { seats } => {
+                cur.candidates = seats;
+                cur.candidates_day = cur.day;
+                cur.votes_cast = 0;
             }
             Event::VotesCast { nominee, hands, .. } => {
+                cur.votes_cast += 1;
                 for h in hands.iter() {
                     let dv = votes[h.index()].entry(cur.round()).or_default();
                     set_at(

@@ -2,6 +2,7 @@
 //! in a game a warning, a technical foul or a removal happened.
 
 use crate::script::Moment;
+use mafia_rules::params::NightAction;
 use mafia_rules::Seat;
 use serde::Serialize;
 
@@ -15,26 +16,46 @@ pub struct GameTime {
     pub speaker: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub voting_round: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nominee: Option<u8>,
 }
 
 /// The moment a game time means, for placing a sanction in the replay.
-pub fn moment(round: u8, time: Option<&str>, speaker: Option<Seat>) -> Moment {
+pub fn moment(
+    round: u8,
+    time: Option<&str>,
+    speaker: Option<Seat>,
+    voting_round: u8,
+    nominee: Option<Seat>,
+) -> Moment {
     let day = round.saturating_add(1);
     let Some(time) = time else {
         return Moment::Round { round };
     };
     match (time, speaker) {
         ("start" | "arrangement" | "relaxed sitting", _) => Moment::Night0,
-        ("night start" | "shooting" | "don" | "sheriff" | "night end", _) => {
-            if round == 0 {
-                Moment::Night0
-            } else {
-                Moment::Night { night: round }
-            }
-        }
+        (_, _) if round == 0 && is_night(time) => Moment::Night0,
+        ("shooting", _) => Moment::NightStep {
+            night: round,
+            action: NightAction::Shooting,
+        },
+        ("don", _) => Moment::NightStep {
+            night: round,
+            action: NightAction::DonCheck,
+        },
+        ("sheriff", _) => Moment::NightStep {
+            night: round,
+            action: NightAction::SheriffCheck,
+        },
+        ("night start", _) => Moment::Night { night: round },
+        ("night end", _) => Moment::NightEnd { night: round },
         ("speaking", Some(seat)) => Moment::Speech { day, seat },
         ("voting" | "voting start", Some(seat)) => Moment::TieSpeech { day, seat },
-        ("voting" | "voting start", None) => Moment::Voting { day },
+        ("voting" | "voting start", None) => Moment::Voting {
+            day,
+            round: Some(voting_round),
+            nominee,
+        },
         ("voting kill all", _) => Moment::Lift { day },
         ("night kill speaking" | "day kill speaking", Some(seat)) => {
             Moment::LastWords { day, seat }
@@ -42,4 +63,8 @@ pub fn moment(round: u8, time: Option<&str>, speaker: Option<Seat>) -> Moment {
         ("end", _) => Moment::End,
         _ => Moment::Day { day },
     }
+}
+
+fn is_night(time: &str) -> bool {
+    matches!(time, "night start" | "shooting" | "don" | "sheriff" | "night end")
 }

@@ -134,7 +134,15 @@ fn gametime(v: &Value, path: &str) -> Result<Moment, SourceError> {
         Some(s) => Some(seat(s, &key(path, "speaker"))?),
         None => None,
     };
-    Ok(moment(r, time, speaker))
+    let voting_round = match field(v, "votingRound") {
+        Some(x) => int_in(x, &key(path, "votingRound"), 0, 30)? as u8,
+        None => 0,
+    };
+    let nominee = match field(v, "nominee") {
+        Some(x) => Some(seat(x, &key(path, "nominee"))?),
+        None => None,
+    };
+    Ok(moment(r, time, speaker, voting_round, nominee))
 }
 
 fn small_u32(v: Option<&Value>, path: &str) -> Result<Option<u32>, SourceError> {
