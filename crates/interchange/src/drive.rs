@@ -367,8 +367,33 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
             }
         }
     }
+    // In the shooting step the shots the source has come first: the site
+    // keeps no order within a step, and a shot it kept was fired before any
+    // removal or game-ending sanction of that step (after them nobody shoots).
+    let shot_pending = |seat: Seat| match expect {
+        Expect::Shots { pending, .. } => {
+            pending.contains(seat)
+                && !used.shots.contains(&(night, seat))
+                && script
+                    .nights
+                    .get(&night)
+                    .is_some_and(|n| n.shots.contains_key(&seat))
+        }
+        _ => false,
+    };
+    let shots_first = Seat::all().any(shot_pending);
+    // The last shot ends the step: what the source gives in this step is
+    // given before it (after it would belong to the next step).
+    let last_shot = matches!(expect, Expect::Shots { pending, .. } if pending.len() == 1);
     for (i, s) in script.sanctions.iter().enumerate() {
-        if !used.sanctions.contains(&i) && matches_moment(s.at, game) {
+        // A shooter's own sanction waits for his shot when the source has
+        // it; anyone else's for every shot but the one that ends the step.
+        let now = if shot_pending(s.seat) {
+            false
+        } else {
+            !shots_first || last_shot
+        };
+        if now && !used.sanctions.contains(&i) && matches_moment(s.at, game) {
             let seat = s.seat;
             let cmd = match s.kind {
                 SanctionKind::Foul => Command::Foul { seat },
@@ -482,7 +507,20 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         },
         Expect::BeautyPick { .. } => plain(Command::BeautyPick { target: None }),
         Expect::Shots { pending, .. } => {
-            let Some(by) = pending.first() else {
+            // A shooter whose sanction waits for his shot shoots first.
+            let sanctioned = |p: Seat| {
+                script
+                    .sanctions
+                    .iter()
+                    .enumerate()
+                    .any(|(i, s)| s.seat == p && !used.sanctions.contains(&i) && matches_moment(s.at, game))
+            };
+            let by = pending
+                .iter()
+                .find(|p| shot_pending(*p) && sanctioned(*p))
+                .or_else(|| pending.iter().find(|p| shot_pending(*p)))
+                .or(pending.first());
+            let Some(by) = by else {
                 return Err(Refusal::fact(
                     here(),
                     "the engine asks for shots from nobody".into(),

@@ -9,7 +9,7 @@ use mafia_record::{CommandLine, GameId, Header, Record};
 use mafia_rules::{Command, RuleSetId};
 use rand::SeedableRng;
 
-const GAMES_PER_RULE_SET: u64 = 60;
+const GAMES_PER_RULE_SET: u64 = 400;
 
 fn simulated(id: RuleSetId, seed: u64) -> Record {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);

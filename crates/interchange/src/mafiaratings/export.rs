@@ -124,6 +124,7 @@ impl Cursor {
             speaker: None,
             voting_round: None,
             nominee: None,
+            order: None,
         };
         match self.step {
             Step::BeforeDeal | Step::Night0 { .. } => t(0, "arrangement"),
@@ -209,6 +210,17 @@ fn trim<T>(v: &mut Vec<Option<T>>) {
     }
 }
 
+/// The game time with its `order`: counted from 1 within each game time.
+fn stamp(order: &mut (Option<GameTime>, u32), mut t: GameTime) -> GameTime {
+    if order.0.as_ref() == Some(&t) {
+        order.1 += 1;
+    } else {
+        *order = (Some(t.clone()), 1);
+    }
+    t.order = Some(order.1);
+    t
+}
+
 /// The events that stand: those of undone commands left out.
 fn standing(events: &[Envelope]) -> Vec<&Envelope> {
     let undone: BTreeSet<u32> = events
@@ -264,6 +276,7 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
         candidates_day: 0,
     };
     let mut winner = None;
+    let mut order: (Option<GameTime>, u32) = (None, 0);
     let events = standing(&outcome.events);
     if events.len() < outcome.events.len() {
         losses.insert("undone commands (only what stands is exported)");
@@ -351,11 +364,11 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                 players[seat.index()].legacy = Some(named.iter().map(|s| s.number()).collect());
             }
             Event::Fouled { seat, .. } => {
-                let t = cur.time(&out);
+                let t = stamp(&mut order, cur.time(&out));
                 players[seat.index()].warnings.push(t);
             }
             Event::TechnicalFouled { seat, .. } => {
-                let t = cur.time(&out);
+                let t = stamp(&mut order, cur.time(&out));
                 players[seat.index()].tech_fouls.push(t);
             }
             Event::Penalized { .. } => {
@@ -374,7 +387,9 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                     Cause::Shot => (cur.night, "night", None),
                     Cause::Fouls => (cur.round(), "warnings", None),
                     Cause::TechnicalFouls => (cur.round(), "techFouls", None),
-                    Cause::Disqualified => (cur.round(), "kickOut", Some(cur.time(&out))),
+                    Cause::Disqualified => {
+                        (cur.round(), "kickOut", Some(stamp(&mut order, cur.time(&out))))
+                    }
                 };
                 players[seat.index()].death = Some(Death { round, kind, time });
             }
@@ -383,7 +398,7 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                     players[seat.index()].death = Some(Death {
                         round: cur.round(),
                         kind: "teamKickOut",
-                        time: Some(cur.time(&out)),
+                        time: Some(stamp(&mut order, cur.time(&out))),
                     });
                 }
             }

@@ -18,6 +18,10 @@ pub struct GameTime {
     pub voting_round: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nominee: Option<u8>,
+    /// The site's count of actions within one game time (1, 2, …): the
+    /// order of sanctions given at the same moment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<u32>,
 }
 
 /// The moment a game time means, for placing a sanction in the replay.

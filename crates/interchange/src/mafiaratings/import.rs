@@ -120,7 +120,8 @@ fn role(v: Option<&Value>, path: &str) -> Result<Role, SourceError> {
     })
 }
 
-fn gametime(v: &Value, path: &str) -> Result<Moment, SourceError> {
+/// A game time's moment and its `order` within it (0 when unsaid).
+fn gametime(v: &Value, path: &str) -> Result<(Moment, u32), SourceError> {
     object(v, path)?;
     let r = match field(v, "round") {
         Some(r) => round(r, &key(path, "round"))?,
@@ -142,7 +143,11 @@ fn gametime(v: &Value, path: &str) -> Result<Moment, SourceError> {
         Some(x) => Some(seat(x, &key(path, "nominee"))?),
         None => None,
     };
-    Ok(moment(r, time, speaker, voting_round, nominee))
+    let order = match field(v, "order") {
+        Some(x) => int_in(x, &key(path, "order"), 0, u32::MAX as i64)? as u32,
+        None => 0,
+    };
+    Ok((moment(r, time, speaker, voting_round, nominee), order))
 }
 
 fn small_u32(v: Option<&Value>, path: &str) -> Result<Option<u32>, SourceError> {
@@ -264,6 +269,7 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
         origin_winner: Origin(p("winner")),
     };
     let mut lifts: BTreeMap<u8, (SeatSet, Origin)> = BTreeMap::new();
+    let mut sanctions: Vec<(u32, Sanction)> = Vec::new();
     for (i, pv) in players.iter().enumerate() {
         let pp = index(&players_path, i);
         object(pv, &pp)?;
@@ -386,12 +392,16 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
                 Value::Array(a) => {
                     for (j, t) in a.iter().enumerate() {
                         let tp = index(&wp, j);
-                        script.sanctions.push(Sanction {
-                            seat: me,
-                            kind,
-                            at: gametime(t, &tp)?,
-                            origin: Origin(tp),
-                        });
+                        let (at, order) = gametime(t, &tp)?;
+                        sanctions.push((
+                            order,
+                            Sanction {
+                                seat: me,
+                                kind,
+                                at,
+                                origin: Origin(tp),
+                            },
+                        ));
                     }
                 }
                 other if int(other, &wp)? == 0 => {}
@@ -404,14 +414,16 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
             }
         }
         if let Some(v) = field(pv, "death") {
-            death(&mut script, me, v, &q("death"))?;
+            death(&mut script, &mut sanctions, me, v, &q("death"))?;
         }
     }
     for (d, lift) in lifts {
         script.days.entry(d).or_default().lift = Some(lift);
     }
-    // Sanctions given at the same moment keep the source's order; across
-    // players the site keeps no order, so they follow seat order.
+    // Sanctions given at one game time follow its `order`; without one,
+    // a player's keep his list's order and players follow seat order.
+    sanctions.sort_by_key(|(order, _)| *order);
+    script.sanctions = sanctions.into_iter().map(|(_, s)| s).collect();
     Ok(script)
 }
 
@@ -435,7 +447,13 @@ fn night<'a>(s: &'a mut Script, n: usize, path: &str) -> Result<&'a mut NightFac
     Ok(s.nights.entry(n as u8).or_default())
 }
 
-fn death(s: &mut Script, me: Seat, v: &Value, path: &str) -> Result<(), SourceError> {
+fn death(
+    s: &mut Script,
+    sanctions: &mut Vec<(u32, Sanction)>,
+    me: Seat,
+    v: &Value,
+    path: &str,
+) -> Result<(), SourceError> {
     // Only the full form (round and type) can be checked or replayed.
     let Value::Object(_) = v else { return Ok(()) };
     let (Some(r), Some(t)) = (field(v, "round"), field(v, "type")) else {
@@ -443,9 +461,9 @@ fn death(s: &mut Script, me: Seat, v: &Value, path: &str) -> Result<(), SourceEr
     };
     let r = round(r, &key(path, "round"))?;
     let t = string(t, &key(path, "type"))?;
-    let at = match field(v, "time") {
+    let (at, order) = match field(v, "time") {
         Some(tv) => gametime(tv, &key(path, "time"))?,
-        None => Moment::Round { round: r },
+        None => (Moment::Round { round: r }, 0),
     };
     let origin = Origin(path.to_string());
     match t {
@@ -453,20 +471,26 @@ fn death(s: &mut Script, me: Seat, v: &Value, path: &str) -> Result<(), SourceEr
         "night" => s.departures.push((me, Left::Night(r), origin)),
         "warnings" | "techFouls" => s.departures.push((me, Left::Removed(r), origin)),
         "kickOut" | "giveUp" => {
-            s.sanctions.push(Sanction {
-                seat: me,
-                kind: SanctionKind::Disqualify,
-                at,
-                origin: origin.clone(),
-            });
+            sanctions.push((
+                order,
+                Sanction {
+                    seat: me,
+                    kind: SanctionKind::Disqualify,
+                    at,
+                    origin: origin.clone(),
+                },
+            ));
             s.departures.push((me, Left::Removed(r), origin));
         }
-        "teamKickOut" => s.sanctions.push(Sanction {
-            seat: me,
-            kind: SanctionKind::OppositeTeamVictory,
-            at,
-            origin,
-        }),
+        "teamKickOut" => sanctions.push((
+            order,
+            Sanction {
+                seat: me,
+                kind: SanctionKind::OppositeTeamVictory,
+                at,
+                origin,
+            },
+        )),
         other => {
             return Err(SourceError::shape(
                 key(path, "type"),
