@@ -10,7 +10,7 @@ use mafia_rules::params::BestMoveAt;
 use mafia_rules::{
     Cause, Command, Deal, Expect, Game, Seat, SeatList, SeatSet, Step, Team, Violation, When,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A game brought in: the record of every command the engine accepted and,
 /// when the source does not replay cleanly, why.
@@ -275,8 +275,14 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
         Moment::Speech { day: d, seat } => {
             matches!(step, Step::Speech { seat: s, tie: false, .. } if s == seat) && day == d
         }
-        Moment::TieSpeech { day: d, seat } => {
-            matches!(step, Step::Speech { seat: s, tie: true, .. } if s == seat) && day == d
+        Moment::TieSpeech {
+            day: d,
+            seat,
+            round,
+        } => {
+            matches!(step, Step::Speech { seat: s, tie: true, .. } if s == seat)
+                && day == d
+                && round.is_none_or(|r| r == c.round)
         }
         Moment::Voting {
             day: d,
@@ -317,6 +323,17 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
             }
         }
         Moment::End => matches!(step, Step::Ended),
+    }
+}
+
+/// Whether this sanction would take the seat off the table.
+fn removes(game: &Game, seat: Seat, kind: SanctionKind) -> bool {
+    let st = game.core().seats[seat.index()];
+    let f = game.params().fouls;
+    match kind {
+        SanctionKind::Foul => st.fouls + 1 >= f.remove_at,
+        SanctionKind::TechnicalFoul => f.technical_remove_at.is_some_and(|k| st.technical_fouls + 1 >= k),
+        SanctionKind::Disqualify | SanctionKind::OppositeTeamVictory => true,
     }
 }
 
@@ -389,7 +406,9 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         // A shooter's own sanction waits for his shot when the source has
         // it; anyone else's for every shot but the one that ends the step.
         let now = if shot_pending(s.seat) {
-            false
+            // ...unless his is the shot that ends the step and the sanction
+            // does not remove him.
+            last_shot && !removes(game, s.seat, s.kind)
         } else {
             !shots_first || last_shot
         };
@@ -423,15 +442,12 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
             round,
             not_yet_voted,
         } => {
-            let Some(votes) = facts_day.and_then(|d| d.rounds.get(round as usize)) else {
-                return Err(Refusal::fact(
-                    here(),
-                    format!(
-                        "the source has no votes for round {} of day {day}",
-                        round + 1
-                    ),
-                ));
-            };
+            // No vote of this round in the source: no hand against anyone
+            // so far (a round cut short by a removal, or all for the last).
+            let empty = BTreeMap::new();
+            let votes = facts_day
+                .and_then(|d| d.rounds.get(round as usize))
+                .unwrap_or(&empty);
             let hands: SeatSet = votes
                 .iter()
                 .filter(|(_, (t, _))| *t == Some(nominee))

@@ -74,7 +74,11 @@ fn stage(v: &Value, path: &str) -> Result<Moment, SourceError> {
     Ok(match (t, player) {
         ("dealing" | "briefing" | "comIntro", _) => Moment::Night0,
         ("speech", Some(seat)) => Moment::Speech { day, seat },
-        ("reSpeech", Some(seat)) => Moment::TieSpeech { day, seat },
+        ("reSpeech", Some(seat)) => Moment::TieSpeech {
+            day,
+            seat,
+            round: None,
+        },
         ("voted", Some(seat)) => Moment::LastWords { day, seat },
         ("shooted", Some(seat)) => Moment::LastWords {
             day: day.saturating_add(1),

@@ -35,9 +35,11 @@ pub enum Moment {
         seat: Seat,
     },
     /// During `seat`'s speech before a re-vote.
+    /// (After the tie of vote round `round`, 0 first, when the source says.)
     TieSpeech {
         day: u8,
         seat: Seat,
+        round: Option<u8>,
     },
     /// During the votes of `day` (rounds, roll call, vote call): round
     /// `round` (0 first) when the source says, while the hands against

@@ -54,7 +54,11 @@ pub fn moment(
         ("night start", _) => Moment::Night { night: round },
         ("night end", _) => Moment::NightEnd { night: round },
         ("speaking", Some(seat)) => Moment::Speech { day, seat },
-        ("voting" | "voting start", Some(seat)) => Moment::TieSpeech { day, seat },
+        ("voting" | "voting start", Some(seat)) => Moment::TieSpeech {
+            day,
+            seat,
+            round: Some(voting_round),
+        },
         ("voting" | "voting start", None) => Moment::Voting {
             day,
             round: Some(voting_round),
