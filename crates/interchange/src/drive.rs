@@ -197,7 +197,10 @@ fn automatic_votes(
                 automatic: true,
             } => {
                 used.rounds.insert((day, *round as usize));
-                let votes = script.days.get(&day).and_then(|d| d.rounds.get(*round as usize));
+                let votes = script
+                    .days
+                    .get(&day)
+                    .and_then(|d| d.rounds.get(*round as usize));
                 for h in hands.iter() {
                     if let Some((Some(t), origin)) = votes.and_then(|v| v.get(&h)) {
                         if *t != nominee {
@@ -298,7 +301,8 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
             r.is_some()
                 && day == d
                 && (round.is_none() || round == r)
-                && (nominee.is_none() || (matches!(step, Step::Voting { .. }) && counting == nominee))
+                && (nominee.is_none()
+                    || (matches!(step, Step::Voting { .. }) && counting == nominee))
         }
         Moment::Lift { day: d } => matches!(step, Step::Lift) && day == d,
         Moment::LastWords { day: d, seat } => {
@@ -326,14 +330,33 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
     }
 }
 
-/// Whether this sanction would take the seat off the table.
-fn removes(game: &Game, seat: Seat, kind: SanctionKind) -> bool {
-    let st = game.core().seats[seat.index()];
-    let f = game.params().fouls;
-    match kind {
-        SanctionKind::Foul => st.fouls + 1 >= f.remove_at,
-        SanctionKind::TechnicalFoul => f.technical_remove_at.is_some_and(|k| st.technical_fouls + 1 >= k),
-        SanctionKind::Disqualify | SanctionKind::OppositeTeamVictory => true,
+fn sanction_command(s: &crate::script::Sanction) -> Command {
+    let seat = s.seat;
+    match s.kind {
+        SanctionKind::Foul => Command::Foul { seat },
+        SanctionKind::TechnicalFoul => Command::TechnicalFoul { seat },
+        SanctionKind::Disqualify => Command::Disqualify { seat },
+        SanctionKind::OppositeTeamVictory => Command::OppositeTeamVictory { seat },
+    }
+}
+
+/// Whether the shooters who still have a shot in the source would still
+/// be asked for it after this sanction (tried on a copy of the game).
+fn keeps_shots(
+    game: &Game,
+    s: &crate::script::Sanction,
+    shot_pending: impl Fn(Seat) -> bool,
+) -> bool {
+    let mut g = game.clone();
+    if g.apply(&sanction_command(s), 0).is_err() {
+        // Refused either way: let it be refused where the source put it.
+        return true;
+    }
+    match g.expected().expect {
+        Expect::Shots { pending, .. } => Seat::all()
+            .filter(|x| shot_pending(*x))
+            .all(|x| pending.contains(x)),
+        _ => false,
     }
 }
 
@@ -399,27 +422,24 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         _ => false,
     };
     let shots_first = Seat::all().any(shot_pending);
-    // The last shot ends the step: what the source gives in this step is
-    // given before it (after it would belong to the next step).
-    let last_shot = matches!(expect, Expect::Shots { pending, .. } if pending.len() == 1);
+    // The last shot the source has may end the step: what the source gives
+    // in this step is given before it (after it, it would belong to the
+    // next step).
+    let last_shot = Seat::all().filter(|s| shot_pending(*s)).count() == 1;
     for (i, s) in script.sanctions.iter().enumerate() {
         // A shooter's own sanction waits for his shot when the source has
         // it; anyone else's for every shot but the one that ends the step.
-        let now = if shot_pending(s.seat) {
-            // ...unless his is the shot that ends the step and the sanction
-            // does not remove him.
-            last_shot && !removes(game, s.seat, s.kind)
+        let now = if !shots_first {
+            true
+        } else if !last_shot {
+            false
         } else {
-            !shots_first || last_shot
+            // Before the last shot only what leaves that shot possible (a
+            // removal of the shooter, or one that ends the game, came after).
+            keeps_shots(game, s, |seat| shot_pending(seat))
         };
         if now && !used.sanctions.contains(&i) && matches_moment(s.at, game) {
-            let seat = s.seat;
-            let cmd = match s.kind {
-                SanctionKind::Foul => Command::Foul { seat },
-                SanctionKind::TechnicalFoul => Command::TechnicalFoul { seat },
-                SanctionKind::Disqualify => Command::Disqualify { seat },
-                SanctionKind::OppositeTeamVictory => Command::OppositeTeamVictory { seat },
-            };
+            let cmd = sanction_command(s);
             return Ok(Some(Next {
                 cmd,
                 origin: s.origin.clone(),
@@ -525,11 +545,9 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         Expect::Shots { pending, .. } => {
             // A shooter whose sanction waits for his shot shoots first.
             let sanctioned = |p: Seat| {
-                script
-                    .sanctions
-                    .iter()
-                    .enumerate()
-                    .any(|(i, s)| s.seat == p && !used.sanctions.contains(&i) && matches_moment(s.at, game))
+                script.sanctions.iter().enumerate().any(|(i, s)| {
+                    s.seat == p && !used.sanctions.contains(&i) && matches_moment(s.at, game)
+                })
             };
             let by = pending
                 .iter()

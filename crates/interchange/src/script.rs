@@ -62,9 +62,14 @@ pub enum Moment {
         night: u8,
     },
     /// During one step of night `n` (n ≥ 1).
-    NightStep { night: u8, action: NightAction },
+    NightStep {
+        night: u8,
+        action: NightAction,
+    },
     /// The end of night `n`: the best move, or else the morning after.
-    NightEnd { night: u8 },
+    NightEnd {
+        night: u8,
+    },
     /// Some time on `day`: the first step of it the replay reaches.
     Day {
         day: u8,
@@ -177,7 +182,8 @@ impl Script {
                 | Moment::Lift { day: d }
                 | Moment::LastWords { day: d, .. }
                 | Moment::Day { day: d } => day(d.max(1)),
-                Moment::Night { night: n } | Moment::NightStep { night: n, .. }
+                Moment::Night { night: n }
+                | Moment::NightStep { night: n, .. }
                 | Moment::NightEnd { night: n } => night(n),
                 Moment::Round { round: r } => night(r),
             };

@@ -59,21 +59,36 @@ fn games_of_every_rule_set_but_club_come_back_from_mafiaratings_as_they_were() {
             let (a, b) = (original.replay(), back.replay());
             assert!(b.violation.is_none());
             assert_eq!(b.game.summary(), a.game.summary(), "{id} seed {seed}");
-            assert_eq!(back.setup().rules, original.setup().rules, "{id} seed {seed}");
+            assert_eq!(
+                back.setup().rules,
+                original.setup().rules,
+                "{id} seed {seed}"
+            );
             assert_eq!(back.setup().roles(), original.setup().roles());
             let names = |r: &Record| -> Vec<String> {
-                r.header().seats.iter().map(|s| s.nickname.clone()).collect()
+                r.header()
+                    .seats
+                    .iter()
+                    .map(|s| s.nickname.clone())
+                    .collect()
             };
             assert_eq!(names(&back), names(&original));
             assert_eq!(back.header().judge, original.header().judge);
             assert_eq!(back.header().tournament, original.header().tournament);
-            assert_eq!((back.header().table, back.header().game), (original.header().table, original.header().game));
+            assert_eq!(
+                (back.header().table, back.header().game),
+                (original.header().table, original.header().game)
+            );
             // Everything the site carries is the same the second time.
             let again = mafiaratings::export(&back).unwrap();
             assert_same_json(&again.json, &exported.json, &format!("{id} seed {seed}"));
             // The first and the last command keep their time, to the second.
             let secs = |r: &Record, last: bool| {
-                let c = if last { r.commands().last() } else { r.commands().first() };
+                let c = if last {
+                    r.commands().last()
+                } else {
+                    r.commands().first()
+                };
                 c.unwrap().at.div_euclid(1000)
             };
             assert_eq!(secs(&back, false), secs(&original, false));
@@ -99,11 +114,25 @@ fn a_round_trip_loses_only_commands_the_site_has_no_place_for() {
                 | Command::Withdraw { .. }
         )
     };
-    let kind = |c: &Command| serde_json::to_value(c).unwrap()["type"].as_str().unwrap().to_owned();
-    for id in [RuleSetId::Rfm, RuleSetId::Classic, RuleSetId::Minsk2017, RuleSetId::Ua] {
+    let kind = |c: &Command| {
+        serde_json::to_value(c).unwrap()["type"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    for id in [
+        RuleSetId::Rfm,
+        RuleSetId::Classic,
+        RuleSetId::Minsk2017,
+        RuleSetId::Ua,
+    ] {
         for seed in 0..20 {
             let original = simulated(id, seed);
-            if original.commands().iter().any(|c| matches!(c.cmd, Command::Undo | Command::Withdraw { .. })) {
+            if original
+                .commands()
+                .iter()
+                .any(|c| matches!(c.cmd, Command::Undo | Command::Withdraw { .. }))
+            {
                 continue; // an undone or withdrawn command changes the count
             }
             let (_, back) = round_trip(&original);

@@ -310,7 +310,11 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                 // Withdrawn once the votes began (in a tie speech), the
                 // nomination was still voted on: the site keeps it.
                 if cur.candidates_day != cur.day {
-                    set_at(&mut players[by.index()].nominating, cur.round() as usize, None);
+                    set_at(
+                        &mut players[by.index()].nominating,
+                        cur.round() as usize,
+                        None,
+                    );
                 }
             }
             Event::Candidates { seats } => {
@@ -387,9 +391,11 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                     Cause::Shot => (cur.night, "night", None),
                     Cause::Fouls => (cur.round(), "warnings", None),
                     Cause::TechnicalFouls => (cur.round(), "techFouls", None),
-                    Cause::Disqualified => {
-                        (cur.round(), "kickOut", Some(stamp(&mut order, cur.time(&out))))
-                    }
+                    Cause::Disqualified => (
+                        cur.round(),
+                        "kickOut",
+                        Some(stamp(&mut order, cur.time(&out))),
+                    ),
                 };
                 players[seat.index()].death = Some(Death { round, kind, time });
             }

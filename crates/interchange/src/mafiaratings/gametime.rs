@@ -74,5 +74,8 @@ pub fn moment(
 }
 
 fn is_night(time: &str) -> bool {
-    matches!(time, "night start" | "shooting" | "don" | "sheriff" | "night end")
+    matches!(
+        time,
+        "night start" | "shooting" | "don" | "sheriff" | "night end"
+    )
 }
