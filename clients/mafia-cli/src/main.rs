@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod interchange;
 mod seat;
 mod state;
 
@@ -89,6 +90,12 @@ enum Cmd {
     /// Judge a live game on a referee from the terminal: one shorthand line
     /// per action (`?` lists them), each checked by the referee.
     Judge(mafia_judge_client::cli::JudgeArgs),
+    /// Import games from mafiaratings or Polemica JSON as records, each
+    /// replayed by the engine; one line per game (accepted / refused with
+    /// the reason and where in the source). Exit status 1 if any is refused.
+    Import(interchange::ImportArgs),
+    /// Export records as mafiaratings game JSON; one line per record.
+    Export(interchange::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -119,6 +126,8 @@ fn main() -> ExitCode {
             .map(|()| true)
             .map_err(Into::into),
         Cmd::Judge(args) => mafia_judge_client::cli::judge(&args, &mut out).map_err(Into::into),
+        Cmd::Import(args) => interchange::import(&args, &mut out),
+        Cmd::Export(args) => interchange::export(&args, &mut out),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,
