@@ -135,7 +135,7 @@ pub fn drive(script: &Script) -> Result<Imported, SourceError> {
             Ok(Some(n)) => n,
             Ok(None) => break,
             Err(r) => {
-                refusal = Some(r);
+                refusal = Some(*r);
                 break;
             }
         };
@@ -375,7 +375,7 @@ fn describe(game: &Game) -> String {
 
 /// The script's answer to the engine's prompt; `None` when the game is over
 /// and nothing is left to enter.
-fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next>, Refusal> {
+fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next>, Box<Refusal>> {
     let c = game.core();
     let day = c.day;
     let night = c.night;
@@ -436,7 +436,7 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         } else {
             // Before the last shot only what leaves that shot possible (a
             // removal of the shooter, or one that ends the game, came after).
-            keeps_shots(game, s, |seat| shot_pending(seat))
+            keeps_shots(game, s, shot_pending)
         };
         if now && !used.sanctions.contains(&i) && matches_moment(s.at, game) {
             let cmd = sanction_command(s);
@@ -493,13 +493,13 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
                 .and_then(|d| d.rounds.get(round))
                 .and_then(|r| r.get(&voter))
             else {
-                return Err(Refusal::fact(
+                return Err(Box::new(Refusal::fact(
                     here(),
                     format!(
                         "the source has no vote of player {voter} in round {} of day {day}",
                         round + 1
                     ),
-                ));
+                )));
             };
             Next {
                 cmd: Command::Ballot {
@@ -512,10 +512,10 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
         }
         Expect::Lift { .. } => {
             let Some((hands, origin)) = facts_day.and_then(|d| d.lift.as_ref()) else {
-                return Err(Refusal::fact(
+                return Err(Box::new(Refusal::fact(
                     here(),
                     format!("the source has no hands for the lift of day {day}"),
-                ));
+                )));
             };
             Next {
                 cmd: Command::Lift { hands: *hands },
@@ -555,10 +555,10 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
                 .or_else(|| pending.iter().find(|p| shot_pending(*p)))
                 .or(pending.first());
             let Some(by) = by else {
-                return Err(Refusal::fact(
+                return Err(Box::new(Refusal::fact(
                     here(),
                     "the engine asks for shots from nobody".into(),
-                ));
+                )));
             };
             match facts_night.and_then(|n| n.shots.get(&by)) {
                 Some((target, origin)) => Next {

@@ -9,7 +9,9 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn sample(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples").join(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/samples")
+        .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -38,8 +40,15 @@ fn any_json() -> impl Strategy<Value = Value> {
         (-3i64..40).prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         "[a-z ]{0,8}".prop_map(Value::from),
-        prop_oneof![Just("civ"), Just("maf"), Just("don"), Just("sheriff"), Just("speaking"), Just("voting")]
-            .prop_map(Value::from),
+        prop_oneof![
+            Just("civ"),
+            Just("maf"),
+            Just("don"),
+            Just("sheriff"),
+            Just("speaking"),
+            Just("voting")
+        ]
+        .prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 64, 10, |inner| {
         prop_oneof![

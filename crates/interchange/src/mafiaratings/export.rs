@@ -399,14 +399,12 @@ pub fn export(record: &Record) -> Result<Exported, ExportError> {
                 };
                 players[seat.index()].death = Some(Death { round, kind, time });
             }
-            Event::OppositeTeamVictory { seat } => {
-                if players[seat.index()].death.is_none() {
-                    players[seat.index()].death = Some(Death {
-                        round: cur.round(),
-                        kind: "teamKickOut",
-                        time: Some(stamp(&mut order, cur.time(&out))),
-                    });
-                }
+            Event::OppositeTeamVictory { seat } if players[seat.index()].death.is_none() => {
+                players[seat.index()].death = Some(Death {
+                    round: cur.round(),
+                    kind: "teamKickOut",
+                    time: Some(stamp(&mut order, cur.time(&out))),
+                });
             }
             Event::GameEnded { outcome } => {
                 winner = Some(match outcome.winner {
