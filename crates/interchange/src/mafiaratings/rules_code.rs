@@ -220,13 +220,13 @@ mod tests {
     #[test]
     fn a_code_overrides_what_differs_from_the_base_preset() {
         // classic with withdrawal, kill-all draw, technical fouls, short speech.
-        let rs = from_code("0000001000111", RuleSetId::Classic).unwrap();
+        let rs = from_code("0000001001011", RuleSetId::Classic).unwrap();
         assert!(rs.params.nominations.withdrawal);
         assert!(rs.params.lift.all_players_draw);
         assert_eq!(rs.params.fouls.third_foul, ThirdFoul::ShortSpeech);
         assert_eq!(rs.params.fouls.technical_remove_at, Some(2));
         assert_eq!(rs.params.best_move.at, BestMoveAt::Never);
-        assert_eq!(to_code(&rs.params), "0000001000111");
+        assert_eq!(to_code(&rs.params), "0000001001011");
     }
 
     #[test]
