@@ -6,7 +6,7 @@
 use crate::error::SourceError;
 use crate::script::{Left, Moment, Origin, SanctionKind, Script};
 use mafia_record::{CommandLine, Header, Record, RulesRef, SeatEntry, FORMAT};
-use mafia_rules::params::BestMoveAt;
+use mafia_rules::params::{BestMoveAt, Night0Step};
 use mafia_rules::{
     Cause, Command, Deal, Expect, Game, Seat, SeatList, SeatSet, Step, Team, Violation, When,
 };
@@ -275,6 +275,19 @@ fn matches_moment(m: Moment, game: &Game) -> bool {
     let step = c.step;
     match m {
         Moment::Night0 => matches!(step, Step::Night0 { .. }),
+        Moment::Night0Step { step: want } => {
+            let fits = |s: Night0Step| {
+                s == want
+                    || (s == Night0Step::SheriffAndDonSign
+                        && matches!(want, Night0Step::SheriffSign | Night0Step::DonSign))
+            };
+            match step {
+                Step::Night0 { step: s, .. } => {
+                    fits(s) || !game.params().night0.iter().any(|t| fits(t.step))
+                }
+                _ => false,
+            }
+        }
         Moment::Speech { day: d, seat } => {
             matches!(step, Step::Speech { seat: s, tie: false, .. } if s == seat) && day == d
         }
@@ -427,18 +440,14 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
     // next step).
     let last_shot = Seat::all().filter(|s| shot_pending(*s)).count() == 1;
     for (i, s) in script.sanctions.iter().enumerate() {
-        // A shooter's own sanction waits for his shot when the source has
-        // it; anyone else's for every shot but the one that ends the step.
-        let now = if !shots_first {
-            true
-        } else if !last_shot {
-            false
-        } else {
-            // Before the last shot only what leaves that shot possible (a
-            // removal of the shooter, or one that ends the game, came after).
-            keeps_shots(game, s, shot_pending)
-        };
-        if now && !used.sanctions.contains(&i) && matches_moment(s.at, game) {
+        if used.sanctions.contains(&i) || !matches_moment(s.at, game) {
+            continue;
+        }
+        // While shots of the source are pending, sanctions wait for all but
+        // the last, and then go first only if they leave it possible (a
+        // removal of that shooter, or one that ends the game, came after).
+        let now = !shots_first || (last_shot && keeps_shots(game, s, shot_pending));
+        if now {
             let cmd = sanction_command(s);
             return Ok(Some(Next {
                 cmd,

@@ -4,7 +4,7 @@
 //! the source it came from ([`Origin`]).
 
 use mafia_record::TournamentId;
-use mafia_rules::params::NightAction;
+use mafia_rules::params::{Night0Step, NightAction};
 use mafia_rules::{Player, Role, RuleSet, Seat, SeatSet, Team};
 use std::collections::BTreeMap;
 
@@ -29,6 +29,12 @@ impl From<String> for Origin {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Moment {
     Night0,
+    /// A step of night 0 (`DonSign` also means the rfm joint sign, and so
+    /// does `SheriffSign`); any step of night 0 when the rule set has none
+    /// of that kind.
+    Night0Step {
+        step: Night0Step,
+    },
     /// During `seat`'s speech of `day`.
     Speech {
         day: u8,
@@ -175,7 +181,7 @@ impl Script {
         }
         for s in &self.sanctions {
             let k = match s.at {
-                Moment::Night0 | Moment::End => 0,
+                Moment::Night0 | Moment::Night0Step { .. } | Moment::End => 0,
                 Moment::Speech { day: d, .. }
                 | Moment::TieSpeech { day: d, .. }
                 | Moment::Voting { day: d, .. }

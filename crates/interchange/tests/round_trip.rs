@@ -9,7 +9,13 @@ use mafia_record::{CommandLine, GameId, Header, Record};
 use mafia_rules::{Command, RuleSetId};
 use rand::SeedableRng;
 
-const GAMES_PER_RULE_SET: u64 = 400;
+/// Games per rule set; `MAFIA_ROUND_TRIP_GAMES` runs more.
+fn games_per_rule_set() -> u64 {
+    std::env::var("MAFIA_ROUND_TRIP_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400)
+}
 
 fn simulated(id: RuleSetId, seed: u64) -> Record {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -46,7 +52,7 @@ fn games_of_every_rule_set_but_club_come_back_from_mafiaratings_as_they_were() {
         if id == RuleSetId::Club {
             continue;
         }
-        for seed in 0..GAMES_PER_RULE_SET {
+        for seed in 0..games_per_rule_set() {
             let original = simulated(id, seed);
             let (exported, back) = round_trip(&original);
             let back = back.unwrap_or_else(|e| {

@@ -3,6 +3,7 @@
 use super::gametime::GameTime;
 use super::rules_code;
 use mafia_record::Record;
+use mafia_rules::params::Night0Step;
 use mafia_rules::{Cause, Envelope, Event, Role, Seat, Step, Team, SEATS};
 use serde::Serialize;
 use serde_json::Value;
@@ -127,7 +128,17 @@ impl Cursor {
             order: None,
         };
         match self.step {
-            Step::BeforeDeal | Step::Night0 { .. } => t(0, "arrangement"),
+            Step::BeforeDeal => t(0, "start"),
+            Step::Night0 { step, .. } => t(
+                0,
+                match step {
+                    Night0Step::Meeting => "arrangement",
+                    Night0Step::FreeSeating => "relaxed sitting",
+                    Night0Step::DonSign | Night0Step::SheriffAndDonSign => "don",
+                    Night0Step::SheriffSign => "sheriff",
+                    Night0Step::BeautySign => "start",
+                },
+            ),
             Step::Speech { seat, tie, .. } => GameTime {
                 speaker: Some(seat.number()),
                 voting_round: (tie && self.vote_round > 0).then_some(self.vote_round),

@@ -2,7 +2,7 @@
 //! in a game a warning, a technical foul or a removal happened.
 
 use crate::script::Moment;
-use mafia_rules::params::NightAction;
+use mafia_rules::params::{Night0Step, NightAction};
 use mafia_rules::Seat;
 use serde::Serialize;
 
@@ -37,7 +37,19 @@ pub fn moment(
         return Moment::Round { round };
     };
     match (time, speaker) {
-        ("start" | "arrangement" | "relaxed sitting", _) => Moment::Night0,
+        ("start", _) => Moment::Night0,
+        ("arrangement", _) => Moment::Night0Step {
+            step: Night0Step::Meeting,
+        },
+        ("relaxed sitting", _) => Moment::Night0Step {
+            step: Night0Step::FreeSeating,
+        },
+        ("don", _) if round == 0 => Moment::Night0Step {
+            step: Night0Step::DonSign,
+        },
+        ("sheriff", _) if round == 0 => Moment::Night0Step {
+            step: Night0Step::SheriffSign,
+        },
         (_, _) if round == 0 && is_night(time) => Moment::Night0,
         ("shooting", _) => Moment::NightStep {
             night: round,
