@@ -11,6 +11,7 @@ use crate::json::{self, array, field, index, int, int_in, key, object, string};
 use crate::mafiaratings::import::time_ms;
 use crate::script::{Moment, NightFacts, Origin, Sanction, SanctionKind, Script};
 use mafia_record::TournamentId;
+use mafia_rules::params::NightAction;
 use mafia_rules::{Player, Role, RuleSet, RuleSetId, Seat, Team};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -90,6 +91,15 @@ fn stage(v: &Value, path: &str) -> Result<Moment, SourceError> {
             nominee: None,
         },
         ("lift" | "toLift" | "liftResult", _) => Moment::Lift { day },
+        ("shooting" | "donCheck" | "comCheck", _) if day > 0 => Moment::NightStep {
+            night: day,
+            action: match t {
+                "shooting" => NightAction::Shooting,
+                "donCheck" => NightAction::DonCheck,
+                _ => NightAction::SheriffCheck,
+            },
+        },
+        ("guess", _) if day > 0 => Moment::NightEnd { night: day },
         (
             "shooting" | "donCheck" | "comCheck" | "checks" | "guess" | "comKill" | "toNight"
             | "shooted",
