@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use mafia_interchange::mafiaratings::import::GameImport;
-use mafia_interchange::{mafiaratings, polemica, Imported};
+use mafia_interchange::{json, mafiaratings, polemica, Imported, SourceError};
 use mafia_record::Record;
 use mafia_rules::RuleSetId;
 use std::collections::BTreeSet;
@@ -84,7 +84,7 @@ pub fn import(args: &ImportArgs, out: &mut impl Write) -> Result<bool> {
             Ok(g) => g,
             Err(e) => {
                 all = false;
-                writeln!(out, "{name}: refused: {e}")?;
+                writeln!(out, "{name}: refused: {}", source_error(&text, &e))?;
                 continue;
             }
         };
@@ -97,10 +97,10 @@ pub fn import(args: &ImportArgs, out: &mut impl Write) -> Result<bool> {
             match result {
                 Err(e) => {
                     all = false;
-                    writeln!(out, "{at}: refused: {e}")?;
+                    writeln!(out, "{at}: refused: {}", source_error(&text, &e))?;
                 }
                 Ok(imported) => {
-                    all &= one(args, file, &path, &at, imported, &mut written, out)?;
+                    all &= one(args, (file, &text), &path, &at, imported, &mut written, out)?;
                 }
             }
         }
@@ -112,7 +112,7 @@ pub fn import(args: &ImportArgs, out: &mut impl Write) -> Result<bool> {
 /// accepted.
 fn one(
     args: &ImportArgs,
-    file: &Path,
+    (file, text): (&Path, &str),
     path: &str,
     at: &str,
     imported: Imported,
@@ -123,9 +123,11 @@ fn one(
         mut record,
         refusal,
     } = imported;
+    let why = |r: &mafia_interchange::Refusal| {
+        format!("{}: {} [{}]", place(text, &r.origin.0), r.message, r.code())
+    };
     if let (Some(r), false) = (&refusal, args.lenient) {
-        let code = r.code();
-        writeln!(out, "{at}: refused: {r} [{code}]")?;
+        writeln!(out, "{at}: refused: {}", why(r))?;
         return Ok(false);
     }
     let id = record
@@ -152,6 +154,7 @@ fn one(
             "path": path,
             "imported": "lenient",
             "origin": r.origin.0,
+            "source_line": json::line_of(text, &r.origin.0),
             "code": r.code(),
             "clause": r.violation.as_ref().map(|v| v.clause.clone()),
             "message": r.message,
@@ -174,12 +177,31 @@ fn one(
         )?,
         Some(r) => writeln!(
             out,
-            "{at}: accepted (lenient) {id} -> {}: {r} [{}]",
+            "{at}: accepted (lenient) {id} -> {}: {}",
             target.display(),
-            r.code()
+            why(r)
         )?,
     }
     Ok(true)
+}
+
+/// A path in the source with its line when the text has it:
+/// `players[3].voting[1] (line 14)`.
+fn place(text: &str, path: &str) -> String {
+    match json::line_of(text, path) {
+        Some(line) => format!("{path} (line {line})"),
+        None => path.to_string(),
+    }
+}
+
+fn source_error(text: &str, e: &SourceError) -> String {
+    match e {
+        SourceError::Json { .. } => e.to_string(),
+        SourceError::Shape { path, message } => format!("{}: {message}", place(text, path)),
+        SourceError::Unsupported { path, message } => {
+            format!("{}: cannot be imported: {message}", place(text, path))
+        }
+    }
 }
 
 pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<bool> {

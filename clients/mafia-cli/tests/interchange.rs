@@ -63,7 +63,7 @@ fn a_refused_game_gets_its_reason_and_where_and_the_exit_status_is_one() {
     );
     assert!(
         lines[1].starts_with(&format!(
-            "{file} games[1]: refused: games[1].players[3].voting[1]: "
+            "{file} games[1]: refused: games[1].players[3].voting[1] (line 30): "
         )),
         "{out}"
     );
@@ -112,6 +112,7 @@ fn lenient_import_keeps_a_refused_game_marked_with_its_violation() {
     assert_eq!(note["imported"], "lenient");
     assert_eq!(note["code"], "voter_out");
     assert_eq!(note["origin"], "games[1].players[3].voting[1]");
+    assert_eq!(note["source_line"], 30);
     // The record ends with the refused command: `mafia replay` reports it
     // at the line the note names.
     let o = mafia(

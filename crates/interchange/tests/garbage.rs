@@ -27,6 +27,15 @@ fn check(games: Result<Vec<GameImport>, mafia_interchange::SourceError>) {
 }
 
 fn both(text: &str) {
+    for path in [
+        "",
+        "games[1].players[3].voting[1]",
+        "[0].players",
+        "players[9].death.time",
+        "a[x]",
+    ] {
+        let _ = mafia_interchange::json::line_of(text, path);
+    }
     for base in [RuleSetId::Classic, RuleSetId::Rfm, RuleSetId::Club] {
         check(mafiaratings::import(text, base));
         check(polemica::import(text, base));
