@@ -160,6 +160,12 @@ pub fn drive(script: &Script) -> Result<Imported, SourceError> {
             }
         }
     }
+    if refusal.is_none() && commands.len() >= MAX_COMMANDS {
+        refusal = Some(Refusal::fact(
+            Origin(describe(&game)),
+            format!("the replay does not end within {MAX_COMMANDS} commands"),
+        ));
+    }
     if refusal.is_none() {
         refusal = check_against_source(script, &game, &used);
     }
