@@ -189,6 +189,7 @@ fn one(
 /// `players[3].voting[1] (line 14)`.
 fn place(text: &str, path: &str) -> String {
     match json::line_of(text, path) {
+        Some(line) if path.is_empty() => format!("line {line}"),
         Some(line) => format!("{path} (line {line})"),
         None => path.to_string(),
     }

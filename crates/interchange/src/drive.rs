@@ -538,24 +538,24 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
                 mark: Mark::Lift(day),
             }
         }
-        Expect::LastWords { seat, .. } => match &script.best_move {
-            Some((bm_seat, named, origin))
-                if *bm_seat == seat
-                    && !used.best_move
+        Expect::LastWords { seat, .. } => {
+            let bm = best_move_of(script, seat).filter(|(named, _, required)| {
+                !used.best_move
                     && game.params().best_move.at == BestMoveAt::LastWords
-                    && c.best_move.is_none() =>
-            {
-                Next {
-                    cmd: Command::BestMove {
-                        seat,
-                        named: named.iter().copied().collect::<SeatList>(),
-                    },
+                    && c.best_move.is_none()
+                    // A guess the source does not require is the best move
+                    // only if the rules give this player one.
+                    && (*required || game.clone().apply(&best_move(seat, named), 0).is_ok())
+            });
+            match bm {
+                Some((named, origin, _)) => Next {
+                    cmd: best_move(seat, named),
                     origin: origin.clone(),
                     mark: Mark::BestMove,
-                }
+                },
+                None => plain(Command::EndLastWords { seat }),
             }
-            _ => plain(Command::EndLastWords { seat }),
-        },
+        }
         Expect::BeautyPick { .. } => plain(Command::BeautyPick { target: None }),
         Expect::Shots { pending, .. } => {
             // A shooter whose sanction waits for his shot shoots first.
@@ -603,21 +603,39 @@ fn next_command(script: &Script, game: &Game, used: &Used) -> Result<Option<Next
             },
             None => plain(Command::SheriffCheck { target: None }),
         },
-        Expect::BestMove { seat } => match &script.best_move {
-            Some((s, named, origin)) if *s == seat => Next {
-                cmd: Command::BestMove {
-                    seat,
-                    named: named.iter().copied().collect(),
-                },
+        Expect::BestMove { seat } => match best_move_of(script, seat) {
+            Some((named, origin, _)) => Next {
+                cmd: best_move(seat, named),
                 origin: origin.clone(),
                 mark: Mark::BestMove,
             },
-            _ => plain(Command::BestMove {
+            None => plain(Command::BestMove {
                 seat,
                 named: SeatList::default(),
             }),
         },
     }))
+}
+
+/// The seats `seat` names as his best move in the source, where from, and
+/// whether the source requires it to be the best move (a mafiaratings
+/// legacy) or only offers it (a Polemica guess in last words).
+fn best_move_of(script: &Script, seat: Seat) -> Option<(&Vec<Seat>, &Origin, bool)> {
+    match &script.best_move {
+        Some((s, named, origin)) if *s == seat => Some((named, origin, true)),
+        _ => script
+            .guesses
+            .iter()
+            .find(|(s, _, _)| *s == seat)
+            .map(|(_, named, origin)| (named, origin, false)),
+    }
+}
+
+fn best_move(seat: Seat, named: &[Seat]) -> Command {
+    Command::BestMove {
+        seat,
+        named: named.iter().copied().collect(),
+    }
 }
 
 /// After the replay: every fact of the source must have been used, and the

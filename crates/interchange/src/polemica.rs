@@ -212,6 +212,7 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
         nights: BTreeMap::new(),
         sanctions: Vec::new(),
         best_move: None,
+        guesses: Vec::new(),
         departures: Vec::new(),
         winner,
         origin_winner: Origin(p("result")),
@@ -290,18 +291,10 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
                     .enumerate()
                     .map(|(k, x)| seat(x, &index(&key(&gp, "mafs"), k)))
                     .collect::<Result<Vec<_>, _>>()?;
-                if let Some((other, _, _)) = &s.best_move {
-                    return Err(SourceError::unsupported(
-                        gp,
-                        format!("player {other} has a guess already; the engine has one best move"),
-                    ));
-                }
-                s.best_move = Some((me, named, Origin(key(&gp, "mafs"))));
+                s.guesses.push((me, named, Origin(key(&gp, "mafs"))));
             }
         }
     }
-    // Fouls are applied in the order they were given where Polemica says
-    // (each has its time); across players it keeps that order too.
     for (i, v) in list(g, "votes", path)?.iter().enumerate() {
         let vp = index(&p("votes"), i);
         object(v, &vp)?;
@@ -407,5 +400,51 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
         }
         *slot = Some((target, Origin(cp)));
     }
+    zero_voting(&s)?;
     Ok(s)
+}
+
+/// Polemica's "zero voting": a first-day vote with one leader may leave
+/// everyone at the table (its `zeroVoting` variants). The engine has no such
+/// rule, so a game where the first day's leader still votes or nominates on
+/// a later day cannot be replayed: said here rather than as the engine's
+/// refusal of his next vote.
+fn zero_voting(s: &Script) -> Result<(), SourceError> {
+    let Some(day1) = s.days.get(&1) else {
+        return Ok(());
+    };
+    let Some(last) = day1.rounds.last() else {
+        return Ok(());
+    };
+    let mut tally: BTreeMap<Seat, usize> = BTreeMap::new();
+    for (t, _) in last.values() {
+        if let Some(t) = t {
+            *tally.entry(*t).or_default() += 1;
+        }
+    }
+    let max = tally.values().copied().max().unwrap_or(0);
+    let leaders: Vec<Seat> = tally
+        .iter()
+        .filter(|(_, n)| **n == max)
+        .map(|(s, _)| *s)
+        .collect();
+    let [leader] = leaders[..] else {
+        return Ok(());
+    };
+    let acts_later = s.days.range(2..).any(|(_, d)| {
+        d.nominations.contains_key(&leader) || d.rounds.iter().any(|r| r.contains_key(&leader))
+    });
+    if acts_later {
+        let origin = last
+            .values()
+            .next()
+            .map_or(String::new(), |(_, o)| o.0.clone());
+        return Err(SourceError::unsupported(
+            origin,
+            format!(
+                "player {leader} leads the first day's vote and still plays on: Polemica's zero voting (a first-day vote that removes nobody) has no rule in the engine"
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -155,7 +155,11 @@ pub struct Script {
     pub days: BTreeMap<u8, DayFacts>,
     pub nights: BTreeMap<u8, NightFacts>,
     pub sanctions: Vec<Sanction>,
+    /// The best move the source states: the replay must have it.
     pub best_move: Option<(Seat, Vec<Seat>, Origin)>,
+    /// Seats players named in their last words (Polemica's guesses): the
+    /// best move if the rules give that player one, otherwise not carried.
+    pub guesses: Vec<(Seat, Vec<Seat>, Origin)>,
     pub departures: Vec<(Seat, Left, Origin)>,
     /// `Some(None)`: a draw; `None`: the source does not say (unfinished).
     pub winner: Option<Option<Team>>,

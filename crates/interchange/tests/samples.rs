@@ -214,3 +214,32 @@ fn bad_json_names_its_line_and_bad_shapes_their_path() {
     );
     assert!(polemica::import("42", RuleSetId::Rfm).is_err());
 }
+
+#[test]
+fn polemica_guesses_of_players_without_a_best_move_are_not_carried() {
+    let mut p: serde_json::Value = serde_json::from_str(&sample("polemica-game.json")).unwrap();
+    // Hazel, voted out on day 2, names seats in her last words too.
+    p["players"][7]["guess"] = serde_json::json!({"mafs": [1, 3]});
+    let imp = accepted(
+        polemica::import(&p.to_string(), RuleSetId::Rfm)
+            .unwrap()
+            .remove(0),
+    );
+    let bm = imp.record.replay().game.summary().best_move.unwrap();
+    assert_eq!(bm.seat.number(), 4);
+}
+
+#[test]
+fn a_polemica_first_day_leader_who_plays_on_is_refused_as_zero_voting() {
+    let mut p: serde_json::Value = serde_json::from_str(&sample("polemica-game.json")).unwrap();
+    // Birch leads day 1's vote, and votes again on day 2.
+    let votes = p["votes"].as_array_mut().unwrap();
+    votes.push(serde_json::json!({"day": 2, "num": 1, "voter": 2, "candidate": 9}));
+    match &polemica::import(&p.to_string(), RuleSetId::Rfm).unwrap()[0].result {
+        Err(SourceError::Unsupported { path, message }) => {
+            assert_eq!(path, "votes[2]");
+            assert!(message.contains("zero voting"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

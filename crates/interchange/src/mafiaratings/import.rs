@@ -264,6 +264,7 @@ pub fn script(g: &Value, path: &str, n: usize, base: RuleSetId) -> Result<Script
         nights: BTreeMap::new(),
         sanctions: Vec::new(),
         best_move: None,
+        guesses: Vec::new(),
         departures: Vec::new(),
         winner,
         origin_winner: Origin(p("winner")),
