@@ -9,7 +9,7 @@ build:
 # One process on the embedded store; with REDIS_URL set, separate processes
 # sharing Redis (deploy/run.sh).
 run:
-	$(CARGO) build --release -p mafia-arena -p mafia-referee -p mafia-gateway -p mafia-cli
+	$(CARGO) build --release -p mafia-arena -p mafia-referee -p mafia-gateway -p mafia-scoring -p mafia-cli
 	./deploy/run.sh
 
 test:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: Mafia Arena on this machine.
 #  - No REDIS_URL: one process (mafia-arena) on the embedded event log.
-#  - REDIS_URL set: the referee, the gateway and the demo tables as separate
-#    processes sharing that Redis, as they run in production.
+#  - REDIS_URL set: the referee, the gateway, the scoring service and the
+#    demo tournament as separate processes sharing that Redis, as they run
+#    in production.
 # Ctrl-C stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +19,12 @@ fi
 # would ignore it for them), so Ctrl-C can be forwarded for a clean stop.
 set -m
 token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
-chief=$(token); broadcast=$(token); judge=$(token)
+chief=$(token); broadcast=$(token); judge=$(token); organiser=$(token)
 seed=$(date +%s)
-# `mafia sim` names its tournament after the seed.
-tournament="sim-$seed"
+tournament="demo-$seed"
 grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
 http=${MAFIA_GATEWAY_LISTEN:-127.0.0.1:8080}
+scoring=${MAFIA_SCORING_LISTEN:-127.0.0.1:50053}
 export MAFIA_GATEWAY_LISTEN=$http
 pids=()
 stop() {
@@ -36,8 +37,19 @@ stop() {
 }
 trap stop INT TERM
 
+# Waits until something listens on host:port (the services bind at once;
+# this only covers their start-up).
+listening() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on $1: see $logs" >&2
+  return 1
+}
+
 # One token file for every service (docs/config.md).
-export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]}]}"
+export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]},{\"role\":\"organiser\",\"token\":\"$organiser\",\"games\":[\"$tournament.*.*.*.*\"]}]}"
 # The services log to files, so the terminal keeps the URLs and tokens.
 logs=${MAFIA_LOG_DIR:-data/logs}
 mkdir -p "$logs"
@@ -46,19 +58,31 @@ mkdir -p "$logs"
 pids+=($!)
 "$bin/mafia-gateway" --redis-url "$REDIS_URL" >"$logs/gateway.log" 2>&1 &
 pids+=($!)
-sleep 1
+"$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
+  --referee-url "http://$grpc" --referee-token "$organiser" >"$logs/scoring.log" 2>&1 &
+pids+=($!)
+listening "$grpc" && listening "$http" && listening "$scoring" || stop
+game="$tournament.main.r1.t1.g1"
 echo
 echo "  tokens (this run only):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
-echo "  logs:             $logs/referee.log, $logs/gateway.log"
+echo "    organiser:      $organiser"
+echo "  logs:             $logs/referee.log, $logs/gateway.log, $logs/scoring.log"
 echo "  hall screen:      http://$http/hall"
 echo "  spectator:        http://$http/spectator"
-echo "  OBS overlay:      http://$http/overlay?table=$tournament.sim.r1.t1.g1&token=$broadcast"
-echo "  chief judge:      http://$http/judge?token=$chief"
+echo "  OBS overlay:      http://$http/overlay?table=$game&token=$broadcast"
+echo "  chief judge:      http://$http/judge?token=$chief&tournament=$tournament"
+echo "  standings:        http://$http/standings?tournament=$tournament"
+echo "  GraphQL:          http://$http/graphql"
+echo "  referee (gRPC):   http://$grpc"
+echo "  scoring (gRPC):   http://$scoring  (tournament $tournament)"
 echo
-"$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
-  --speed "$speed" --seed "$seed" --games 1000 >/dev/null &
+# The demo tournament, driven through the scoring service and the referee
+# as an organiser and table judges would.
+"$bin/mafia-arena" --drive --scoring-url "http://$scoring" --referee-url "http://$grpc" \
+  --organiser-token "$organiser" --chief-token "$chief" --tournament "$tournament" \
+  --tables "$tables" --speed "$speed" &
 pids+=($!)
 wait

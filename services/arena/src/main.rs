@@ -46,6 +46,49 @@ struct Args {
     /// Broadcast delay in seconds.
     #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
     broadcast_delay_secs: u64,
+    /// Start no service: drive the demo tournament on services that run
+    /// elsewhere (`--scoring-url`, `--referee-url`, the organiser's and the
+    /// chief judge's tokens), as deploy/run.sh does with REDIS_URL.
+    #[arg(long, requires_all = ["scoring_url", "referee_url", "organiser_token", "chief_token"])]
+    drive: bool,
+    #[arg(long, env = "MAFIA_SCORING_URL")]
+    scoring_url: Option<String>,
+    #[arg(long, env = "MAFIA_REFEREE_URL")]
+    referee_url: Option<String>,
+    #[arg(long, env = "MAFIA_ORGANISER_TOKEN", hide_env_values = true)]
+    organiser_token: Option<String>,
+    #[arg(long, env = "MAFIA_CHIEF_TOKEN", hide_env_values = true)]
+    chief_token: Option<String>,
+    /// The demo tournament's id (default: `demo-<unix time>`).
+    #[arg(long)]
+    tournament: Option<String>,
+}
+
+/// `--drive`: the demo tournament on services elsewhere, until it is over
+/// or Ctrl-C.
+async fn drive(args: Args, tournament: TournamentId, seed: u64) -> anyhow::Result<()> {
+    let demo = tournament::Demo {
+        scoring: args.scoring_url.unwrap_or_default(),
+        referee: args.referee_url.unwrap_or_default(),
+        tournament,
+        tables: args.tables.max(1),
+        rounds: args.rounds.max(1),
+        speed: args.speed,
+        seed,
+        organiser: args.organiser_token.unwrap_or_default(),
+        chief: args.chief_token.unwrap_or_default(),
+    };
+    println!(
+        "  demo tournament {}: {} players at {} tables, {} rounds",
+        demo.tournament,
+        demo.tables * 10,
+        demo.tables,
+        demo.rounds
+    );
+    tokio::select! {
+        r = demo.run() => r,
+        () = mafia_gateway::closing::terminated() => Ok(()),
+    }
 }
 
 #[tokio::main]
@@ -65,7 +108,14 @@ async fn main() -> anyhow::Result<()> {
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
-    let tournament = TournamentId::new(format!("demo-{started}"))?;
+    let tournament = TournamentId::new(
+        args.tournament
+            .clone()
+            .unwrap_or_else(|| format!("demo-{started}")),
+    )?;
+    if args.drive {
+        return drive(args, tournament, rng.next_u64()).await;
+    }
     let first_game = format!("{tournament}.{}.r1.t1.g1", tournament::STAGE);
     // One token file for the referee and the gateway, as separate
     // processes would read from MAFIA_TOKENS_FILE.
@@ -182,8 +232,6 @@ async fn main() -> anyhow::Result<()> {
         let demo = tournament::Demo {
             scoring: format!("http://{}", scoring.addr),
             referee: format!("http://{}", referee.addr),
-            log: log.clone(),
-            store: scoring.store.clone(),
             tournament: tournament.clone(),
             tables: args.tables,
             rounds: args.rounds.max(1),
