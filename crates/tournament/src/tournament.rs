@@ -342,14 +342,17 @@ impl Tournament {
                             table: p.table,
                         });
                     }
-                    let played = self.games.values().any(|g| {
-                        &g.id.stage == stage
-                            && g.id.round == *round
-                            && g.id.table == p.table
-                            && g.result.is_some()
+                    // A game is assigned as it is opened on the referee, whose
+                    // header then holds this seating: a swap now would make
+                    // the game's result disagree with its table.
+                    let assigned = self.games.values().find(|g| {
+                        &g.id.stage == stage && g.id.round == *round && g.id.table == p.table
                     });
-                    if played {
-                        return Err(TournamentError::SwapAfterResult { table: p.table });
+                    if let Some(g) = assigned {
+                        return Err(TournamentError::SwapAfterAssigned {
+                            table: p.table,
+                            game: g.id.clone(),
+                        });
                     }
                 }
                 E::SeatsSwapped {
