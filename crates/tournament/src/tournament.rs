@@ -824,6 +824,14 @@ impl Tournament {
                     match decision {
                         AppealDecision::Rejected => {}
                         AppealDecision::ResultChanged { winner } => {
+                            // The judge's extras and penalties were given for
+                            // the result as it stood (the values a winner, a
+                            // loser or a draw may get: rfm §6.4.2-§6.4.3,
+                            // minsk2017 §8.4.4): a new result voids them,
+                            // approvals included, until they are given anew.
+                            if g.winner() != Some(*winner) {
+                                g.inputs = None;
+                            }
                             g.winner_override = Some(*winner)
                         }
                         AppealDecision::PointsCorrected { corrections } => {

@@ -953,6 +953,8 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     let json = standings(&mut c).await.1;
     assert_eq!(row(&json, "p01")["wins"], 0, "{json}");
     assert_eq!(row(&json, "p05")["wins"], 1, "{json}");
+    // The +1.6 was given to a winner; p01 lost after all, so it is void.
+    assert_eq!(row(&json, "p01")["points"]["extra"], 0.0, "{json}");
 
     // An appeal after its window (rfm: 10 minutes after the game).
     let old = TournamentCommand::RecordResult {
