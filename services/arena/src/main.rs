@@ -96,6 +96,12 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("opening {}", args.data.display()))?,
     );
 
+    // The gateway's listener first: the referee admits the judge console's
+    // origin (the gateway's address) to its gRPC-web endpoint.
+    let http = tokio::net::TcpListener::bind(&args.http)
+        .await
+        .with_context(|| format!("binding {}", args.http))?;
+    let addr = http.local_addr()?;
     let referee = mafia_referee::server::start(
         tokio::net::TcpListener::bind(&args.grpc)
             .await
@@ -103,6 +109,7 @@ async fn main() -> anyhow::Result<()> {
         log.clone(),
         RefereeOptions {
             tokens: tokens.clone(),
+            web_origins: console_origins(addr),
             ..RefereeOptions::default()
         },
     )
@@ -129,13 +136,10 @@ async fn main() -> anyhow::Result<()> {
         },
     )
     .await?;
-    let http = tokio::net::TcpListener::bind(&args.http)
-        .await
-        .with_context(|| format!("binding {}", args.http))?;
-    let addr = http.local_addr()?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let gateway = {
-        let state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        let mut state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        state.console.referee_url = Some(format!("http://{}", referee.addr));
         let mut stop = stop_rx.clone();
         tokio::spawn(mafia_gateway::serve(http, state, async move {
             let _ = stop.wait_for(|s| *s).await;
@@ -149,6 +153,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  spectator page:   http://{addr}/spectator");
     println!("  chief judge:      http://{addr}/judge?token={chief}");
     println!("  GraphQL:          http://{addr}/graphql");
+    println!("  judge console:    http://{addr}/judge-console  (a table judge's or the chief judge's token)");
     println!("  referee (gRPC):   http://{}", referee.addr);
     println!(
         "  scoring (gRPC):   http://{}  (mafia.v1.Scoring, tournament {tournament})",
@@ -205,4 +210,14 @@ async fn main() -> anyhow::Result<()> {
     referee.shutdown().await;
     hub.close();
     Ok(())
+}
+
+/// The origins a browser gives pages of the gateway at `addr`: the judge
+/// console calls the referee from there.
+fn console_origins(addr: std::net::SocketAddr) -> Vec<String> {
+    let mut origins = vec![format!("http://{addr}")];
+    if addr.ip().is_loopback() {
+        origins.push(format!("http://localhost:{}", addr.port()));
+    }
+    origins
 }

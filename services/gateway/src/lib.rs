@@ -9,6 +9,7 @@ pub mod app;
 pub mod assets;
 pub mod auth;
 pub mod closing;
+pub mod console;
 pub mod demo;
 pub mod graphql;
 pub mod graphql_types;
@@ -18,7 +19,7 @@ pub mod patch;
 pub mod server;
 pub mod shared;
 
-pub use app::{AppState, ServerConfig};
+pub use app::{AppState, ConsoleConfig, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
 pub use server::router;
@@ -68,5 +69,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         tokens: Arc::new(tokens),
         config,
         closing: closing::Closing::default(),
+        console: ConsoleConfig::default(),
     }
 }

@@ -1,0 +1,572 @@
+//! The judge console (`/judge-console`) in headless Debian Chromium, driven
+//! over the DevTools protocol by key presses, against a real referee (gRPC-web
+//! on loopback) and a real gateway on one embedded event log: whole games
+//! typed in shorthand end as their simulations did, through a refused
+//! command, a page reload, and the referee stopped mid-game with commands
+//! queued; and bad input (foreign tokens, two tabs, malformed seatings, a
+//! stale queue) changes nothing. Screenshots of each phase go to
+//! `tests/artifacts/console/` (gitignored).
+//!
+//! Without a chromium binary the tests say so and pass, unless
+//! `MAFIA_REQUIRE_CHROMIUM=1`.
+
+mod cdp;
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cdp::{Browser, Page};
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use mafia_judge_client::keys::shorthand;
+use mafia_proto::v1;
+use mafia_proto::v1::referee_client::RefereeClient;
+use mafia_referee::{RefereeOptions, RunningReferee};
+use mafia_rules::sim::{simulate, SimulatedGame};
+use mafia_rules::{Command, Game, RuleSetId};
+use rand::SeedableRng;
+use serde_json::{json, Value};
+
+const CHIEF: &str = "console-chief-token";
+const T3: &str = "console-table-3-token";
+const T4: &str = "console-table-4-token";
+const BROADCAST: &str = "console-broadcast-token";
+
+fn tokens_json() -> String {
+    format!(
+        r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
+        {{"role":"table_judge","token":"{T3}","games":["cup.*.*.t3.*"],"name":"j3"}},
+        {{"role":"table_judge","token":"{T4}","games":["cup.*.*.t4.*"],"name":"j4"}},
+        {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
+    )
+}
+
+fn artifacts() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/artifacts/console");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A referee and a gateway on one embedded log, on loopback.
+struct Stack {
+    log: Arc<dyn EventLog>,
+    gateway: SocketAddr,
+    referee_addr: SocketAddr,
+    referee: Option<RunningReferee>,
+    _dir: tempfile::TempDir,
+}
+
+impl Stack {
+    async fn start() -> Stack {
+        let dir = tempfile::tempdir().unwrap();
+        let log: Arc<dyn EventLog> = Arc::new(
+            EmbeddedLog::open(dir.path().join("events.redb"))
+                .await
+                .unwrap(),
+        );
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway = http.local_addr().unwrap();
+        let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let referee_addr = grpc.local_addr().unwrap();
+        let referee = Self::referee(grpc, &log, gateway).await;
+        let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
+        let mut state = app_state(
+            hub,
+            Tokens::from_json(&tokens_json()).unwrap(),
+            ServerConfig::default(),
+        );
+        state.console.referee_url = Some(format!("http://{referee_addr}"));
+        tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
+        Stack {
+            log,
+            gateway,
+            referee_addr,
+            referee: Some(referee),
+            _dir: dir,
+        }
+    }
+
+    async fn referee(
+        listener: tokio::net::TcpListener,
+        log: &Arc<dyn EventLog>,
+        gateway: SocketAddr,
+    ) -> RunningReferee {
+        mafia_referee::server::start(
+            listener,
+            log.clone(),
+            RefereeOptions {
+                tokens: Tokens::from_json(&tokens_json()).unwrap(),
+                web_origins: vec![format!("http://{gateway}")],
+                ..RefereeOptions::default()
+            },
+        )
+        .await
+        .unwrap()
+    }
+
+    async fn stop_referee(&mut self) {
+        self.referee.take().unwrap().shutdown().await;
+    }
+
+    async fn restart_referee(&mut self) {
+        let listener = tokio::net::TcpListener::bind(self.referee_addr)
+            .await
+            .unwrap();
+        self.referee = Some(Self::referee(listener, &self.log, self.gateway).await);
+    }
+
+    fn console(&self, query: &str) -> String {
+        format!("http://{}/judge-console?{query}", self.gateway)
+    }
+
+    async fn get_game(&self, id: &str) -> Result<v1::GetGameResponse, tonic::Status> {
+        let mut c = RefereeClient::connect(format!("http://{}", self.referee_addr))
+            .await
+            .unwrap();
+        let mut req = tonic::Request::new(v1::GetGameRequest {
+            game_id: id.into(),
+            audience: v1::Audience::Judge as i32,
+        });
+        req.metadata_mut()
+            .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
+        c.get_game(req).await.map(tonic::Response::into_inner)
+    }
+}
+
+fn browser_or_skip() -> Option<PathBuf> {
+    let bin = cdp::chromium();
+    if bin.is_none() {
+        assert!(
+            std::env::var_os("MAFIA_REQUIRE_CHROMIUM").is_none(),
+            "MAFIA_REQUIRE_CHROMIUM is set but no chromium was found"
+        );
+        eprintln!("no chromium in PATH: console tests skipped (apt-get install -y chromium)");
+    }
+    bin
+}
+
+fn sim(rules: RuleSetId, seed: u64) -> SimulatedGame {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    simulate(rules, &mut rng, 1_700_000_000_000)
+}
+
+/// Fills the new-game form (nicknames, the drawn cards) and submits it the
+/// way its button does.
+async fn open_by_form(
+    page: &Page,
+    rules: RuleSetId,
+    table: u32,
+    game: u32,
+    nicks: &[String],
+    cards: &[String],
+) {
+    page.wait("document.querySelector('#new-game')").await;
+    let fill = json!({
+        "tournament_id": "cup", "stage": "main", "round": 1, "table": table, "game": game,
+        "rules": rules.as_str(), "deal": "cards", "nicks": nicks, "cards": cards,
+    });
+    page.eval(&format!(
+        r#"(() => {{
+        const f = document.querySelector('#new-game'), v = {fill};
+        for (const k of ["tournament_id", "stage", "round", "table", "game", "rules", "deal"]) f.elements[k].value = v[k];
+        v.nicks.forEach((n, i) => {{ const e = f.elements["nick" + (i + 1)]; if (e) e.value = n; }});
+        v.cards.forEach((c, i) => {{ f.elements["card" + (i + 1)].value = c; }});
+        f.dispatchEvent(new Event("submit", {{cancelable: true}}));
+        return true; }})()"#
+    ))
+    .await;
+}
+
+fn nicknames() -> Vec<String> {
+    (1..=10).map(|i| format!("Player {i}")).collect()
+}
+
+fn cards_of(sim: &SimulatedGame) -> Vec<String> {
+    sim.setup
+        .roles()
+        .iter()
+        .map(|r| {
+            serde_json::to_value(r)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+async fn acked(page: &Page) -> u64 {
+    page.eval("Number(document.body.dataset.acked)")
+        .await
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// Types one line and Enter.
+async fn enter(page: &Page, line: &str) {
+    page.type_text(line).await;
+    page.press("Enter").await;
+}
+
+/// Types commands `range` of the game, each at the prompt the local replay
+/// gives (the same shorthand `mafia judge` takes), waiting for each ack.
+/// Screenshots the first prompt of each kind.
+async fn type_commands(
+    page: &Page,
+    game: &mut Game,
+    commands: &[(i64, Command)],
+    range: std::ops::Range<usize>,
+    shots: &mut BTreeSet<String>,
+    tag: &str,
+) {
+    for i in range {
+        let (at, cmd) = &commands[i];
+        let expect = game.expected().expect;
+        let kind = serde_json::to_value(expect).unwrap()["expect"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        if shots.insert(kind.clone()) {
+            page.screenshot(&artifacts().join(format!("{tag}-{:03}-{kind}.png", i)))
+                .await;
+        }
+        let line = shorthand(cmd, Some(&expect));
+        if std::env::var_os("MAFIA_CONSOLE_TRACE").is_some() {
+            eprintln!("{tag} #{}: {line:?}", i + 1);
+        }
+        enter(page, &line).await;
+        if line == "u" {
+            // Undo asks first.
+            page.wait("!document.querySelector('#confirm').hidden")
+                .await;
+            page.type_text("y").await;
+        }
+        page.wait(&format!(
+            "Number(document.body.dataset.acked) === {}",
+            i + 1
+        ))
+        .await;
+        game.apply(cmd, *at).unwrap();
+    }
+}
+
+/// The referee's copy of the game has exactly the simulation's events
+/// (no command lost or applied twice) and its result.
+async fn assert_same_as_simulation(stack: &Stack, id: &str, sim: &SimulatedGame) {
+    let stored = stack.get_game(id).await.unwrap();
+    let state = stored.state.unwrap();
+    assert!(state.over);
+    assert_eq!(state.last_client_seq as usize, sim.commands.len());
+    let got: Vec<Value> = stored
+        .events
+        .iter()
+        .map(|e| serde_json::from_str(&e.json).unwrap())
+        .collect();
+    let want: Vec<Value> = sim
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(&e.event).unwrap())
+        .collect();
+    assert_eq!(got, want, "the stored game differs from its simulation");
+}
+
+async fn log_in(page: &Page, stack: &Stack, token: &str, lang: &str) {
+    page.goto(&stack.console(&format!("lang={lang}&token={token}")))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_outage() {
+    let Some(bin) = browser_or_skip() else { return };
+    let mut stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    let sim = sim(RuleSetId::Rfm, 11);
+    let id = "cup.main.r1.t3.g1";
+    let mut shots = BTreeSet::new();
+
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    page.screenshot(&artifacts().join("rfm-000-games.png"))
+        .await;
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &nicknames(), &cards_of(&sim)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    let shown_before = page
+        .eval("document.querySelector('#prompt-text').textContent")
+        .await;
+
+    // A line that is no command sends nothing; a command the referee
+    // refuses shows its violation and changes nothing.
+    enter(&page, "f 11").await;
+    page.wait("document.querySelector('#note').textContent.includes('not a seat')")
+        .await;
+    assert_eq!(page.eval("document.body.dataset.queued").await, json!("0"));
+    // The line stays for the judge to fix; Escape clears it.
+    page.press("Escape").await;
+    enter(&page, r#"{"type":"vote","nominee":1,"hands":[]}"#).await;
+    let code = page.wait("document.body.dataset.violation").await;
+    let box_text = page
+        .eval("document.querySelector('#violation').innerText")
+        .await;
+    page.screenshot(&artifacts().join("rfm-000-rejected.png"))
+        .await;
+    let box_text = box_text.as_str().unwrap();
+    assert!(box_text.contains(code.as_str().unwrap()), "{box_text}");
+    let message = page
+        .eval("document.querySelector('#violation .message').textContent")
+        .await;
+    assert!(!message.as_str().unwrap().is_empty(), "{box_text}");
+    assert_eq!(acked(&page).await, 0);
+    assert_eq!(
+        page.eval("document.querySelector('#prompt-text').textContent")
+            .await,
+        shown_before
+    );
+
+    let (mut game, _) = Game::new(sim.setup.clone(), 0);
+    let n = sim.commands.len();
+    let (third, two_thirds) = (n / 3, 2 * n / 3);
+    type_commands(&page, &mut game, &sim.commands, 0..third, &mut shots, "rfm").await;
+
+    // A reload restores the game from the referee.
+    page.reload().await;
+    page.wait(&format!(
+        "document.body.dataset.screen === 'game' && document.body.dataset.acked === '{third}' && document.body.dataset.conn === 'online'"
+    ))
+    .await;
+    type_commands(
+        &page,
+        &mut game,
+        &sim.commands,
+        third..two_thirds,
+        &mut shots,
+        "rfm",
+    )
+    .await;
+
+    // The referee goes away: three commands typed meanwhile are queued (in
+    // their explicit forms: the prompt cannot move without the referee),
+    // survive a reload while it is down, and go in once it is back.
+    stack.stop_referee().await;
+    for (j, (at, cmd)) in sim.commands[two_thirds..two_thirds + 3].iter().enumerate() {
+        enter(&page, &shorthand(cmd, None)).await;
+        page.wait(&format!("document.body.dataset.queued === '{}'", j + 1))
+            .await;
+        game.apply(cmd, *at).unwrap();
+    }
+    page.wait("document.body.dataset.conn === 'offline'").await;
+    page.screenshot(&artifacts().join("rfm-offline-queued.png"))
+        .await;
+    page.reload().await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.queued === '3'")
+        .await;
+    stack.restart_referee().await;
+    page.wait(&format!(
+        "document.body.dataset.queued === '0' && document.body.dataset.acked === '{}'",
+        two_thirds + 3
+    ))
+    .await;
+    type_commands(
+        &page,
+        &mut game,
+        &sim.commands,
+        two_thirds + 3..n,
+        &mut shots,
+        "rfm",
+    )
+    .await;
+
+    page.wait("document.body.dataset.over === 'true' && document.querySelector('#result')")
+        .await;
+    page.screenshot(&artifacts().join("rfm-999-result.png"))
+        .await;
+    let result = page
+        .eval("document.querySelector('#result').innerText")
+        .await;
+    let winner = sim
+        .game
+        .view(mafia_rules::Audience::Judge)
+        .result
+        .unwrap()
+        .winner;
+    let expected = match winner {
+        Some(mafia_rules::Team::Red) => "red team wins",
+        Some(mafia_rules::Team::Black) => "black team wins",
+        None => "Draw",
+    };
+    assert!(result.as_str().unwrap().contains(expected), "{result}");
+    assert_same_as_simulation(&stack, id, &sim).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_of_each_rule_set_typed_by_keys_ends_as_its_simulation() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    for (g, rules) in RuleSetId::ALL.into_iter().enumerate() {
+        let g = g as u32 + 2;
+        let sim = sim(rules, 20 + u64::from(g));
+        let lang = if g % 2 == 0 { "ru" } else { "en" };
+        log_in(&page, &stack, T3, lang).await;
+        page.wait("document.body.dataset.screen === 'games'").await;
+        open_by_form(&page, rules, 3, g, &nicknames(), &cards_of(&sim)).await;
+        page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+            .await;
+        let (mut game, _) = Game::new(sim.setup.clone(), 0);
+        let mut shots = BTreeSet::new();
+        let tag = format!("{}-{lang}", rules.as_str());
+        type_commands(
+            &page,
+            &mut game,
+            &sim.commands,
+            0..sim.commands.len(),
+            &mut shots,
+            &tag,
+        )
+        .await;
+        page.wait("document.body.dataset.over === 'true'").await;
+        page.screenshot(&artifacts().join(format!("{tag}-999-result.png")))
+            .await;
+        assert_same_as_simulation(&stack, &format!("cup.main.r1.t3.g{g}"), &sim).await;
+        // Back to the list for the next game.
+        page.eval("location.hash = ''; true").await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_refused_clearly_and_changes_nothing() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+
+    // Tokens that are no judge's, or nobody's.
+    log_in(&page, &stack, BROADCAST, "en").await;
+    page.wait("document.querySelector('#login-error').textContent.includes('judge')")
+        .await;
+    log_in(&page, &stack, "no-such-token", "en").await;
+    page.wait("document.querySelector('#login-error').textContent.includes('Unknown token')")
+        .await;
+
+    // Table 4's game, opened by its own judge: table 3's token neither
+    // lists nor opens it.
+    log_in(&page, &stack, T4, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    let sim4 = sim(RuleSetId::Rfm, 4);
+    open_by_form(&page, RuleSetId::Rfm, 4, 1, &nicknames(), &cards_of(&sim4)).await;
+    page.wait("document.body.dataset.screen === 'game'").await;
+    page.eval("localStorage.clear(); location.hash = ''; true")
+        .await;
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    page.wait("document.querySelector('#new-game')").await;
+    let listed = page.eval("document.querySelector('#app').innerText").await;
+    assert!(!listed.as_str().unwrap().contains("t4"), "{listed}");
+    page.eval("document.querySelector('#game-id').value = 'cup.main.r1.t4.g1'; document.querySelector('#by-id').dispatchEvent(new Event('submit', {cancelable: true})); true").await;
+    page.wait("document.querySelector('#new-error').textContent.includes('may not')")
+        .await;
+    // Nor opens a new game at table 4.
+    open_by_form(&page, RuleSetId::Rfm, 4, 2, &nicknames(), &cards_of(&sim4)).await;
+    page.wait("document.querySelector('#new-error').textContent.includes('may not')")
+        .await;
+    assert_eq!(
+        stack
+            .get_game("cup.main.r1.t4.g2")
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::NotFound
+    );
+
+    // Malformed seatings: a nickname twice, nine players. Nothing opens.
+    let mut twice = nicknames();
+    twice[6] = "player 2".into();
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &twice, &cards_of(&sim4)).await;
+    page.wait("document.querySelector('#new-error').textContent.includes('ten different nicknames (seat 7)')")
+        .await;
+    page.screenshot(&artifacts().join("bad-seating.png")).await;
+    let mut nine = nicknames();
+    nine[9] = String::new();
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &nine, &cards_of(&sim4)).await;
+    page.wait("document.querySelector('#new-error').textContent.includes('(seat 10)')")
+        .await;
+    assert_eq!(
+        stack
+            .get_game("cup.main.r1.t3.g1")
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::NotFound
+    );
+
+    // A proper game; the first step, then undo with its confirmation.
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &nicknames(), &cards_of(&sim4)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    let first = page
+        .eval("document.querySelector('#prompt-text').textContent")
+        .await;
+    enter(&page, "").await;
+    page.wait("document.body.dataset.acked === '1'").await;
+    page.press("Backspace").await;
+    page.wait("!document.querySelector('#confirm').hidden")
+        .await;
+    page.screenshot(&artifacts().join("undo-confirm.png")).await;
+    page.press("Escape").await;
+    page.wait("document.querySelector('#confirm').hidden").await;
+    assert_eq!(acked(&page).await, 1);
+    enter(&page, "u").await;
+    page.wait("!document.querySelector('#confirm').hidden")
+        .await;
+    page.type_text("y").await;
+    page.wait("document.body.dataset.acked === '2'").await;
+    assert_eq!(
+        page.eval("document.querySelector('#prompt-text').textContent")
+            .await,
+        first,
+        "undo takes the step back"
+    );
+
+    // A second tab on the same game only watches.
+    let url = page.eval("location.href").await;
+    let second = browser.page().await;
+    second.goto(url.as_str().unwrap()).await;
+    second
+        .wait(
+            "document.body.dataset.screen === 'game' && document.body.dataset.readonly === 'true'",
+        )
+        .await;
+    assert_eq!(
+        second
+            .eval("document.querySelector('#line').disabled")
+            .await,
+        json!(true)
+    );
+    second.screenshot(&artifacts().join("second-tab.png")).await;
+
+    // A stale queue re-sending an acknowledged command (as a tab that lost
+    // the ack would): acknowledged again, never applied twice.
+    let before = stack.get_game("cup.main.r1.t3.g1").await.unwrap();
+    drop(second);
+    page.eval(r#"(() => { const k = "mafia.console.game.cup.main.r1.t3.g1";
+        localStorage.setItem(k, JSON.stringify({acked: 0, queue: [{seq: 1, json: '{"type":"next_step"}', at: Date.now(), line: "⏎", sent: true}]}));
+        return true; })()"#).await;
+    page.reload().await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.queued === '0' && document.body.dataset.acked === '2'")
+        .await;
+    let after = stack.get_game("cup.main.r1.t3.g1").await.unwrap();
+    assert_eq!(after.events.len(), before.events.len());
+    assert_eq!(after.state.unwrap().last_client_seq, 2);
+}
+
+#[test]
+fn the_consoles_first_load_fits_in_300_kib() {
+    let bytes = mafia_gateway::console::first_load_bytes(&mafia_gateway::ConsoleConfig {
+        referee_url: Some("http://127.0.0.1:50051".into()),
+    });
+    assert!(bytes <= 300 * 1024, "{bytes} bytes");
+}
