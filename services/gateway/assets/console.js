@@ -182,7 +182,7 @@ const I18N = {
     night0Steps: { meeting: "the black team meets", sheriff_sign: "the Sheriff's sign", don_sign: "the Don's sign", sheriff_and_don_sign: "the Sheriff's and Don's signs", beauty_sign: "the Beauty's sign", free_seating: "free seating" },
     nominees: "Nominees", candidates: "On the vote", fouls: "fouls", muted: "speech restricted", removed: "removed", out: "out",
     result: "Result", red: "The red team wins", black: "The black team wins", draw: "Draw", summary: "Summary", departures: "Departures",
-    bestMove: "Best move", hits: "hits", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
+    bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
     exists: "A different game already exists under this id", unavailable: "The referee is unreachable; retrying",
@@ -209,7 +209,7 @@ const I18N = {
     night0Steps: { meeting: "договорка чёрных", sheriff_sign: "знак шерифа", don_sign: "знак дона", sheriff_and_don_sign: "знаки шерифа и дона", beauty_sign: "знак красотки", free_seating: "свободная посадка" },
     nominees: "Выставлены", candidates: "На голосовании", fouls: "фолы", muted: "речь ограничена", removed: "удалён", out: "выбыл",
     result: "Итог", red: "Победа красных", black: "Победа чёрных", draw: "Ничья", summary: "Итоги", departures: "Выбывшие",
-    bestMove: "Лучший ход", hits: "попаданий", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
+    bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
     exists: "Под этим id уже есть другая игра", unavailable: "Рефери недоступен; повторяем",
@@ -264,7 +264,6 @@ function applyState(st) {
   S.state = st;
   try { S.view = JSON.parse(st.view_json); } catch (_) { S.view = null; }
   try { S.prompt = st.prompt_json ? JSON.parse(st.prompt_json) : null; } catch (_) { S.prompt = null; }
-  const key = JSON.stringify(S.prompt) + "|" + st.seq;
   const expectKey = JSON.stringify(S.prompt);
   if (expectKey !== S.promptKey) {
     S.promptKey = expectKey; S.promptSince = Date.now(); S.beeped = {}; S.selection = new Set(); S.mode = null;
@@ -275,7 +274,6 @@ function applyState(st) {
     }
   }
   if (S.store.acked === null) S.store.acked = st.last_client_seq;
-  void key;
 }
 async function refresh() {
   const r = await unary("GetGame", "mafia.v1.GetGameRequest", { game_id: S.gameId, audience: "AUDIENCE_JUDGE" }, "mafia.v1.GetGameResponse");
@@ -669,7 +667,7 @@ function promptText(p) {
   switch (p.expect) {
     case "night0": return e("night0", tr("night0Steps." + p.step));
     case "speech": return e("speech", p.seat) + (p.tie ? ` · ${e("tie")}` : "") + (p.nominations_only ? ` · ${e("nomOnly")}` : "");
-    case "vote": return e("vote", p.nominee, p.round);
+    case "vote": return e("vote", p.nominee, p.round + 1);
     case "ballot": return e("ballot", p.voter);
     case "lift": return e("lift", list(p.seats));
     case "last_words": return e("last_words", p.seat) + (p.testament ? ` · ${e("testament")}` : "");
@@ -717,7 +715,7 @@ function seatCard(s) {
   const fouls = "●".repeat(s.fouls) + "○".repeat(Math.max(0, 4 - s.fouls));
   const consequence = s.departure && ["fouls", "technical_fouls", "disqualified"].includes(s.departure.cause) ? tr("removed")
     : !s.alive ? tr("out") : s.muted ? tr("muted") : "";
-  const tally = candidateAt >= 0 && v.tally[candidateAt] !== undefined ? ` · ${v.tally[candidateAt]}✋` : "";
+  const tally = candidateAt >= 0 && v.tally[candidateAt] !== undefined ? ` · ${v.tally[candidateAt]} ${tr("votes")}` : "";
   return `<button class="${cls}" data-seat="${s.seat}" type="button">
     <span class="no">${s.seat}</span><span class="nick">${esc(s.nickname)}</span>
     <span class="role role-${esc(s.role || "")}">${esc(s.role || "")}</span>

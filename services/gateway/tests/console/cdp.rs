@@ -2,6 +2,8 @@
 //! headless Chromium opens (`--remote-debugging-port=0`): pages as flat
 //! sessions, script evaluation, real key events, reloads and screenshots.
 //! Enough to drive a page the way a judge does, without any npm package.
+// Shared by the tests and the bench example, which use different parts.
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

@@ -11,271 +11,13 @@
 //! `MAFIA_REQUIRE_CHROMIUM=1`.
 
 mod cdp;
+mod harness;
 
-use std::collections::BTreeSet;
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use cdp::{Browser, Page};
-use mafia_event_log::{EmbeddedLog, EventLog};
-use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use cdp::Browser;
+use harness::*;
 use mafia_judge_client::keys::shorthand;
-use mafia_proto::v1;
-use mafia_proto::v1::referee_client::RefereeClient;
-use mafia_referee::{RefereeOptions, RunningReferee};
-use mafia_rules::sim::{simulate, SimulatedGame};
-use mafia_rules::{Command, Game, RuleSetId};
-use rand::SeedableRng;
-use serde_json::{json, Value};
-
-const CHIEF: &str = "console-chief-token";
-const T3: &str = "console-table-3-token";
-const T4: &str = "console-table-4-token";
-const BROADCAST: &str = "console-broadcast-token";
-
-fn tokens_json() -> String {
-    format!(
-        r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
-        {{"role":"table_judge","token":"{T3}","games":["cup.*.*.t3.*"],"name":"j3"}},
-        {{"role":"table_judge","token":"{T4}","games":["cup.*.*.t4.*"],"name":"j4"}},
-        {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
-    )
-}
-
-fn artifacts() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/artifacts/console");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A referee and a gateway on one embedded log, on loopback.
-struct Stack {
-    log: Arc<dyn EventLog>,
-    gateway: SocketAddr,
-    referee_addr: SocketAddr,
-    referee: Option<RunningReferee>,
-    _dir: tempfile::TempDir,
-}
-
-impl Stack {
-    async fn start() -> Stack {
-        let dir = tempfile::tempdir().unwrap();
-        let log: Arc<dyn EventLog> = Arc::new(
-            EmbeddedLog::open(dir.path().join("events.redb"))
-                .await
-                .unwrap(),
-        );
-        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let gateway = http.local_addr().unwrap();
-        let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let referee_addr = grpc.local_addr().unwrap();
-        let referee = Self::referee(grpc, &log, gateway).await;
-        let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
-        let mut state = app_state(
-            hub,
-            Tokens::from_json(&tokens_json()).unwrap(),
-            ServerConfig::default(),
-        );
-        state.console.referee_url = Some(format!("http://{referee_addr}"));
-        tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
-        Stack {
-            log,
-            gateway,
-            referee_addr,
-            referee: Some(referee),
-            _dir: dir,
-        }
-    }
-
-    async fn referee(
-        listener: tokio::net::TcpListener,
-        log: &Arc<dyn EventLog>,
-        gateway: SocketAddr,
-    ) -> RunningReferee {
-        mafia_referee::server::start(
-            listener,
-            log.clone(),
-            RefereeOptions {
-                tokens: Tokens::from_json(&tokens_json()).unwrap(),
-                web_origins: vec![format!("http://{gateway}")],
-                ..RefereeOptions::default()
-            },
-        )
-        .await
-        .unwrap()
-    }
-
-    async fn stop_referee(&mut self) {
-        self.referee.take().unwrap().shutdown().await;
-    }
-
-    async fn restart_referee(&mut self) {
-        let listener = tokio::net::TcpListener::bind(self.referee_addr)
-            .await
-            .unwrap();
-        self.referee = Some(Self::referee(listener, &self.log, self.gateway).await);
-    }
-
-    fn console(&self, query: &str) -> String {
-        format!("http://{}/judge-console?{query}", self.gateway)
-    }
-
-    async fn get_game(&self, id: &str) -> Result<v1::GetGameResponse, tonic::Status> {
-        let mut c = RefereeClient::connect(format!("http://{}", self.referee_addr))
-            .await
-            .unwrap();
-        let mut req = tonic::Request::new(v1::GetGameRequest {
-            game_id: id.into(),
-            audience: v1::Audience::Judge as i32,
-        });
-        req.metadata_mut()
-            .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
-        c.get_game(req).await.map(tonic::Response::into_inner)
-    }
-}
-
-fn browser_or_skip() -> Option<PathBuf> {
-    let bin = cdp::chromium();
-    if bin.is_none() {
-        assert!(
-            std::env::var_os("MAFIA_REQUIRE_CHROMIUM").is_none(),
-            "MAFIA_REQUIRE_CHROMIUM is set but no chromium was found"
-        );
-        eprintln!("no chromium in PATH: console tests skipped (apt-get install -y chromium)");
-    }
-    bin
-}
-
-fn sim(rules: RuleSetId, seed: u64) -> SimulatedGame {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    simulate(rules, &mut rng, 1_700_000_000_000)
-}
-
-/// Fills the new-game form (nicknames, the drawn cards) and submits it the
-/// way its button does.
-async fn open_by_form(
-    page: &Page,
-    rules: RuleSetId,
-    table: u32,
-    game: u32,
-    nicks: &[String],
-    cards: &[String],
-) {
-    page.wait("document.querySelector('#new-game')").await;
-    let fill = json!({
-        "tournament_id": "cup", "stage": "main", "round": 1, "table": table, "game": game,
-        "rules": rules.as_str(), "deal": "cards", "nicks": nicks, "cards": cards,
-    });
-    page.eval(&format!(
-        r#"(() => {{
-        const f = document.querySelector('#new-game'), v = {fill};
-        for (const k of ["tournament_id", "stage", "round", "table", "game", "rules", "deal"]) f.elements[k].value = v[k];
-        v.nicks.forEach((n, i) => {{ const e = f.elements["nick" + (i + 1)]; if (e) e.value = n; }});
-        v.cards.forEach((c, i) => {{ f.elements["card" + (i + 1)].value = c; }});
-        f.dispatchEvent(new Event("submit", {{cancelable: true}}));
-        return true; }})()"#
-    ))
-    .await;
-}
-
-fn nicknames() -> Vec<String> {
-    (1..=10).map(|i| format!("Player {i}")).collect()
-}
-
-fn cards_of(sim: &SimulatedGame) -> Vec<String> {
-    sim.setup
-        .roles()
-        .iter()
-        .map(|r| {
-            serde_json::to_value(r)
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect()
-}
-
-async fn acked(page: &Page) -> u64 {
-    page.eval("Number(document.body.dataset.acked)")
-        .await
-        .as_u64()
-        .unwrap_or(0)
-}
-
-/// Types one line and Enter.
-async fn enter(page: &Page, line: &str) {
-    page.type_text(line).await;
-    page.press("Enter").await;
-}
-
-/// Types commands `range` of the game, each at the prompt the local replay
-/// gives (the same shorthand `mafia judge` takes), waiting for each ack.
-/// Screenshots the first prompt of each kind.
-async fn type_commands(
-    page: &Page,
-    game: &mut Game,
-    commands: &[(i64, Command)],
-    range: std::ops::Range<usize>,
-    shots: &mut BTreeSet<String>,
-    tag: &str,
-) {
-    for i in range {
-        let (at, cmd) = &commands[i];
-        let expect = game.expected().expect;
-        let kind = serde_json::to_value(expect).unwrap()["expect"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        if shots.insert(kind.clone()) {
-            page.screenshot(&artifacts().join(format!("{tag}-{:03}-{kind}.png", i)))
-                .await;
-        }
-        let line = shorthand(cmd, Some(&expect));
-        if std::env::var_os("MAFIA_CONSOLE_TRACE").is_some() {
-            eprintln!("{tag} #{}: {line:?}", i + 1);
-        }
-        enter(page, &line).await;
-        if line == "u" {
-            // Undo asks first.
-            page.wait("!document.querySelector('#confirm').hidden")
-                .await;
-            page.type_text("y").await;
-        }
-        page.wait(&format!(
-            "Number(document.body.dataset.acked) === {}",
-            i + 1
-        ))
-        .await;
-        game.apply(cmd, *at).unwrap();
-    }
-}
-
-/// The referee's copy of the game has exactly the simulation's events
-/// (no command lost or applied twice) and its result.
-async fn assert_same_as_simulation(stack: &Stack, id: &str, sim: &SimulatedGame) {
-    let stored = stack.get_game(id).await.unwrap();
-    let state = stored.state.unwrap();
-    assert!(state.over);
-    assert_eq!(state.last_client_seq as usize, sim.commands.len());
-    let got: Vec<Value> = stored
-        .events
-        .iter()
-        .map(|e| serde_json::from_str(&e.json).unwrap())
-        .collect();
-    let want: Vec<Value> = sim
-        .events
-        .iter()
-        .map(|e| serde_json::to_value(&e.event).unwrap())
-        .collect();
-    assert_eq!(got, want, "the stored game differs from its simulation");
-}
-
-async fn log_in(page: &Page, stack: &Stack, token: &str, lang: &str) {
-    page.goto(&stack.console(&format!("lang={lang}&token={token}")))
-        .await;
-}
+use mafia_rules::{Game, RuleSetId};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_outage() {
@@ -285,7 +27,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     let page = browser.page().await;
     let sim = sim(RuleSetId::Rfm, 11);
     let id = "cup.main.r1.t3.g1";
-    let mut shots = BTreeSet::new();
+    let mut shots = Shots::new("rfm");
 
     log_in(&page, &stack, T3, "en").await;
     page.wait("document.body.dataset.screen === 'games'").await;
@@ -329,7 +71,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     let (mut game, _) = Game::new(sim.setup.clone(), 0);
     let n = sim.commands.len();
     let (third, two_thirds) = (n / 3, 2 * n / 3);
-    type_commands(&page, &mut game, &sim.commands, 0..third, &mut shots, "rfm").await;
+    type_commands(&page, &mut game, &sim.commands, 0..third, Some(&mut shots)).await;
 
     // A reload restores the game from the referee.
     page.reload().await;
@@ -342,8 +84,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
         &mut game,
         &sim.commands,
         third..two_thirds,
-        &mut shots,
-        "rfm",
+        Some(&mut shots),
     )
     .await;
 
@@ -374,8 +115,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
         &mut game,
         &sim.commands,
         two_thirds + 3..n,
-        &mut shots,
-        "rfm",
+        Some(&mut shots),
     )
     .await;
 
@@ -417,15 +157,14 @@ async fn a_whole_game_of_each_rule_set_typed_by_keys_ends_as_its_simulation() {
         page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
             .await;
         let (mut game, _) = Game::new(sim.setup.clone(), 0);
-        let mut shots = BTreeSet::new();
         let tag = format!("{}-{lang}", rules.as_str());
+        let mut shots = Shots::new(&tag);
         type_commands(
             &page,
             &mut game,
             &sim.commands,
             0..sim.commands.len(),
-            &mut shots,
-            &tag,
+            Some(&mut shots),
         )
         .await;
         page.wait("document.body.dataset.over === 'true'").await;
