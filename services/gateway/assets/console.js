@@ -185,7 +185,7 @@ const I18N = {
     bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
-    exists: "A different game already exists under this id", unavailable: "The referee is unreachable; retrying",
+    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unavailable: "The referee is unreachable; retrying",
     keys: [["Enter", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
       ["k T · k B T · k -", "shot(s)"], ["d T · c T · bp T", "checks, Beauty"], ["bm A B C", "best move"], ["f S · tf S · y S", "foul, technical, yellow"],
       ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u", "undo (confirm)"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
@@ -212,7 +212,7 @@ const I18N = {
     bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
-    exists: "Под этим id уже есть другая игра", unavailable: "Рефери недоступен; повторяем",
+    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unavailable: "Рефери недоступен; повторяем",
     keys: [["Enter", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
       ["k T · k B T · k -", "выстрел(ы)"], ["d T · c T · bp T", "проверки, красотка"], ["bm A B C", "лучший ход"], ["f S · tf S · y S", "фол, технический, жёлтая"],
       ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u", "отмена (с подтверждением)"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
@@ -454,6 +454,9 @@ function promptForParsing(line) {
 function submitLine(text) {
   S.note = null;
   if (S.readOnly) return;
+  // Without the referee's state this page knows neither the prompt nor the
+  // next sequence number: nothing is numbered blind.
+  if (!S.state) { S.note = tr("noState"); render(); return; }
   const line = text.trim();
   if (line === "u" || line === "undo") { lineInput().value = ""; S.confirmUndo = true; render(); return; }
   try {
@@ -466,7 +469,7 @@ function submitLine(text) {
   }
 }
 function seatTapped(n) {
-  if (S.readOnly || !S.prompt) return;
+  if (S.readOnly || !S.state || !S.prompt) return;
   if (S.mode === "foul") { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n); return; }
   if (SELECTING.has(S.prompt.expect)) {
     if (S.selection.has(n)) S.selection.delete(n); else S.selection.add(n);

@@ -50,7 +50,15 @@ async fn main() {
         page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
             .await;
         let (mut game, _) = Game::new(sim.setup.clone(), 0);
-        type_commands(&page, &mut game, &sim.commands, 0..sim.commands.len(), None).await;
+        type_commands(
+            &page,
+            &mut game,
+            &sim.commands,
+            0..sim.commands.len(),
+            None,
+            false,
+        )
+        .await;
         let got = page.eval("window.__console.latencies").await;
         latencies.extend(got.as_array().unwrap().iter().filter_map(|v| v.as_f64()));
         page.eval("location.hash = ''; true").await;

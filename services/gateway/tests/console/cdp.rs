@@ -278,6 +278,23 @@ impl Page {
         }
     }
 
+    /// A mouse click (a tap) at the middle of the element `selector` names.
+    pub async fn click(&self, selector: &str) {
+        let at = self
+            .eval(&format!(
+                "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+            ))
+            .await;
+        let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        for ty in ["mousePressed", "mouseReleased"] {
+            self.cmd(
+                "Input.dispatchMouseEvent",
+                json!({"type": ty, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            )
+            .await;
+        }
+    }
+
     pub async fn screenshot(&self, path: &Path) {
         let r = self
             .cmd("Page.captureScreenshot", json!({"format": "png"}))

@@ -16,7 +16,7 @@ use mafia_proto::v1;
 use mafia_proto::v1::referee_client::RefereeClient;
 use mafia_referee::{RefereeOptions, RunningReferee};
 use mafia_rules::sim::{simulate, SimulatedGame};
-use mafia_rules::{Command, Game, RuleSetId};
+use mafia_rules::{Command, Expect, Game, RuleSetId, SeatSet};
 use rand::SeedableRng;
 use serde_json::{json, Value};
 
@@ -224,6 +224,7 @@ pub async fn type_commands(
     commands: &[(i64, Command)],
     range: std::ops::Range<usize>,
     mut shots: Option<&mut Shots>,
+    taps: bool,
 ) {
     for i in range {
         let (at, cmd) = &commands[i];
@@ -238,11 +239,18 @@ pub async fn type_commands(
                 page.screenshot(&artifacts().join(name)).await;
             }
         }
-        let line = shorthand(cmd, Some(&expect));
+        let line = if taps {
+            tap_or_digits(page, cmd, &expect).await
+        } else {
+            None
+        }
+        .unwrap_or_else(|| shorthand(cmd, Some(&expect)));
         if std::env::var_os("MAFIA_CONSOLE_TRACE").is_some() {
             eprintln!("#{}: {line:?}", i + 1);
         }
-        enter(page, &line).await;
+        if line != ACKED_BY_TAP {
+            enter(page, &line).await;
+        }
         if line == "u" {
             // Undo asks first.
             page.wait("!document.querySelector('#confirm').hidden")
@@ -257,6 +265,40 @@ pub async fn type_commands(
         game.apply(cmd, *at).unwrap();
     }
 }
+
+/// The touch and bare-digit way to enter `cmd`, where there is one: seats
+/// tapped on the grid (hands, the lift, a nomination by the speaker), or a
+/// seat number alone for a check or the Beauty's pick. Returns the line to
+/// type after the taps (empty: Enter sends the selection).
+async fn tap_or_digits(page: &Page, cmd: &Command, expect: &Expect) -> Option<String> {
+    let select = |hands: SeatSet| hands.iter().map(|s| s.number()).collect::<BTreeSet<u8>>();
+    let target = match (cmd, expect) {
+        (Command::Vote { hands, .. }, Expect::Vote { .. })
+        | (Command::Lift { hands }, Expect::Lift { .. }) => {
+            // The console preselects the last nominee's hands: tap the
+            // difference.
+            let now: BTreeSet<u8> =
+                serde_json::from_value(page.eval("[...window.__console.selection]").await).unwrap();
+            for seat in now.symmetric_difference(&select(*hands)) {
+                page.click(&format!("[data-seat=\"{seat}\"]")).await;
+            }
+            return Some(String::new());
+        }
+        (Command::Nominate { by, target }, Expect::Speech { seat, .. }) if by == seat => {
+            page.click(&format!("[data-seat=\"{}\"]", target.number()))
+                .await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (Command::DonCheck { target: Some(t) }, _)
+        | (Command::SheriffCheck { target: Some(t) }, _)
+        | (Command::BeautyPick { target: Some(t) }, _) => t,
+        _ => return None,
+    };
+    Some(target.number().to_string())
+}
+
+/// What `tap_or_digits` returns when the tap alone sent the command.
+const ACKED_BY_TAP: &str = "\u{0}tapped";
 
 /// The referee's copy of the game has exactly the simulation's events
 /// (no command lost or applied twice) and its result.

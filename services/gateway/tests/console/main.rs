@@ -71,7 +71,15 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     let (mut game, _) = Game::new(sim.setup.clone(), 0);
     let n = sim.commands.len();
     let (third, two_thirds) = (n / 3, 2 * n / 3);
-    type_commands(&page, &mut game, &sim.commands, 0..third, Some(&mut shots)).await;
+    type_commands(
+        &page,
+        &mut game,
+        &sim.commands,
+        0..third,
+        Some(&mut shots),
+        false,
+    )
+    .await;
 
     // A reload restores the game from the referee.
     page.reload().await;
@@ -85,6 +93,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
         &sim.commands,
         third..two_thirds,
         Some(&mut shots),
+        false,
     )
     .await;
 
@@ -116,6 +125,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
         &sim.commands,
         two_thirds + 3..n,
         Some(&mut shots),
+        false,
     )
     .await;
 
@@ -142,7 +152,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_whole_game_of_each_rule_set_typed_by_keys_ends_as_its_simulation() {
+async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simulation() {
     let Some(bin) = browser_or_skip() else { return };
     let stack = Stack::start().await;
     let browser = Browser::launch(&bin).await;
@@ -156,6 +166,13 @@ async fn a_whole_game_of_each_rule_set_typed_by_keys_ends_as_its_simulation() {
         open_by_form(&page, rules, 3, g, &nicknames(), &cards_of(&sim)).await;
         page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
             .await;
+        if lang == "ru" {
+            let shown = page
+                .eval("document.querySelector('#prompt-box').textContent")
+                .await;
+            let shown = shown.as_str().unwrap();
+            assert!(shown.chars().any(|c| ('а'..='я').contains(&c)), "{shown}");
+        }
         let (mut game, _) = Game::new(sim.setup.clone(), 0);
         let tag = format!("{}-{lang}", rules.as_str());
         let mut shots = Shots::new(&tag);
@@ -165,6 +182,7 @@ async fn a_whole_game_of_each_rule_set_typed_by_keys_ends_as_its_simulation() {
             &sim.commands,
             0..sim.commands.len(),
             Some(&mut shots),
+            true,
         )
         .await;
         page.wait("document.body.dataset.over === 'true'").await;
