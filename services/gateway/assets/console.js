@@ -278,9 +278,14 @@ function applyState(st) {
 async function refresh() {
   const r = await unary("GetGame", "mafia.v1.GetGameRequest", { game_id: S.gameId, audience: "AUDIENCE_JUDGE" }, "mafia.v1.GetGameResponse");
   try { S.header = JSON.parse(r.header_json); } catch (_) { S.header = null; }
-  S.events = r.events.slice(-12);
+  S.events = recent(r.events);
   applyState(r.state);
   S.conn = "online";
+}
+// The last events, each once (a replayed ack carries events already shown).
+function recent(events) {
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(-12);
 }
 function nextSeq() {
   const q = S.store.queue;
@@ -304,7 +309,7 @@ function onReply(reply, batch, outcome) {
       q.splice(i, 1);
     }
     S.store.acked = Math.max(S.store.acked || 0, a.client_seq);
-    S.events = S.events.concat(a.events).slice(-12);
+    S.events = recent(S.events.concat(a.events));
     applyState(a.state);
     save(); render();
     return;
@@ -682,10 +687,13 @@ function promptText(p) {
     default: return e(p.expect);
   }
 }
+// The step's start as the referee stored it (the judge's clock, so it
+// survives a reload), unless it is implausibly old (a record replayed with
+// other times): then since the prompt appeared here.
 function timerStart() {
   const v = S.view, p = S.prompt;
-  if (p && p.expect === "speech" && v && v.speech_started_at) return v.speech_started_at;
-  return S.promptSince;
+  const at = p && p.expect === "speech" && v && v.speech_started_at ? v.speech_started_at : v && v.step_started_at;
+  return at && Math.abs(Date.now() - at) < 3600e3 ? at : S.promptSince;
 }
 function remaining() {
   const p = S.prompt;

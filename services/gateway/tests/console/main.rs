@@ -197,7 +197,7 @@ async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simu
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_is_refused_clearly_and_changes_nothing() {
     let Some(bin) = browser_or_skip() else { return };
-    let stack = Stack::start().await;
+    let mut stack = Stack::start().await;
     let browser = Browser::launch(&bin).await;
     let page = browser.page().await;
 
@@ -318,6 +318,27 @@ async fn bad_input_is_refused_clearly_and_changes_nothing() {
     let after = stack.get_game("cup.main.r1.t3.g1").await.unwrap();
     assert_eq!(after.events.len(), before.events.len());
     assert_eq!(after.state.unwrap().last_client_seq, 2);
+
+    // Queued while the referee is away: a command it refuses, and one
+    // entered after it. Back online, the first shows its violation and the
+    // second is dropped, shown, and never sent under a renumbered seq.
+    stack.stop_referee().await;
+    enter(&page, r#"{"type":"vote","nominee":1,"hands":[]}"#).await;
+    enter(&page, r#"{"type":"next_step"}"#).await;
+    page.wait("document.body.dataset.queued === '2'").await;
+    stack.restart_referee().await;
+    page.wait("document.body.dataset.queued === '0' && document.body.dataset.violation")
+        .await;
+    let shown = page
+        .eval("document.querySelector('#violation').innerText")
+        .await;
+    assert!(shown.as_str().unwrap().contains("next_step"), "{shown}");
+    page.wait("document.body.dataset.conn === 'online'").await;
+    assert_eq!(acked(&page).await, 2);
+    let last = stack.get_game("cup.main.r1.t3.g1").await.unwrap();
+    assert_eq!(last.events.len(), before.events.len());
+    page.screenshot(&artifacts().join("queued-refusal.png"))
+        .await;
 }
 
 #[test]
