@@ -261,6 +261,8 @@ function fail(e, id) {
 }
 function applyState(st) {
   if (!st) return;
+  // A GetGame that crossed an ack in flight must not step the screen back.
+  if (S.state && st.seq < S.state.seq) return;
   S.state = st;
   try { S.view = JSON.parse(st.view_json); } catch (_) { S.view = null; }
   try { S.prompt = st.prompt_json ? JSON.parse(st.prompt_json) : null; } catch (_) { S.prompt = null; }
@@ -806,6 +808,12 @@ document.getElementById("logout").onclick = () => {
 };
 window.addEventListener("online", () => pump());
 
-if (params.get("token")) S.token = params.get("token");
+// A token in the URL (a link handed to the judge) is taken and then
+// dropped from the address bar and the history.
+if (params.get("token")) {
+  S.token = params.get("token");
+  params.delete("token");
+  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+}
 render();
 if (S.token) login();

@@ -288,6 +288,17 @@ async fn bad_input_is_refused_clearly_and_changes_nothing() {
         "undo takes the step back"
     );
 
+    // A 10" tablet, upright.
+    page.cmd(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 800, "height": 1280, "deviceScaleFactor": 1, "mobile": true}),
+    )
+    .await;
+    page.screenshot(&artifacts().join("tablet-portrait.png"))
+        .await;
+    page.cmd("Emulation.clearDeviceMetricsOverride", json!({}))
+        .await;
+
     // A second tab on the same game only watches.
     let url = page.eval("location.href").await;
     let second = browser.page().await;
