@@ -267,8 +267,9 @@ pub async fn type_commands(
 }
 
 /// The touch and bare-digit way to enter `cmd`, where there is one: seats
-/// tapped on the grid (hands, the lift, a nomination by the speaker), or a
-/// seat number alone for a check or the Beauty's pick. Returns the line to
+/// tapped on the grid (hands, the lift, a nomination by the speaker, a
+/// foul after the Foul button), the Next button to end a speech, or a seat
+/// number alone for a check or the Beauty's pick. Returns the line to
 /// type after the taps (empty: Enter sends the selection).
 async fn tap_or_digits(page: &Page, cmd: &Command, expect: &Expect) -> Option<String> {
     let select = |hands: SeatSet| hands.iter().map(|s| s.number()).collect::<BTreeSet<u8>>();
@@ -287,6 +288,22 @@ async fn tap_or_digits(page: &Page, cmd: &Command, expect: &Expect) -> Option<St
         (Command::Nominate { by, target }, Expect::Speech { seat, .. }) if by == seat => {
             page.click(&format!("[data-seat=\"{}\"]", target.number()))
                 .await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (Command::Foul { seat }, _) => {
+            page.click("#b-foul").await;
+            page.click(&format!("[data-seat=\"{}\"]", seat.number()))
+                .await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (
+            Command::EndSpeech {
+                seat,
+                timeout: false,
+            },
+            Expect::Speech { seat: speaker, .. },
+        ) if seat == speaker => {
+            page.click("#b-next").await;
             return Some(ACKED_BY_TAP.to_owned());
         }
         (Command::DonCheck { target: Some(t) }, _)
