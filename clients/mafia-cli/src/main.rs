@@ -14,6 +14,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod export;
+mod interchange;
 mod seat;
 mod state;
 
@@ -82,6 +84,11 @@ enum Cmd {
     /// Seat a tournament from a players CSV: tables, seats, rests and judges
     /// for every round, with quality metrics beside a random seating.
     Seat(seat::SeatArgs),
+    /// A tournament's standings or per-game points (CSV, JSON) or a round's
+    /// printable seating sheet (HTML), from its stored log; or, with
+    /// `--to mafiaratings FILE... --out DIR`, game records as mafiaratings
+    /// game JSON, one line per record (exit status 1 if any is refused).
+    Export(export::ExportArgs),
     /// Stream a record to a referee as a table judge would (resumes on its own).
     Play(mafia_judge_client::cli::PlayArgs),
     /// Run N simulated tables against a referee: the demo driver and load generator.
@@ -89,6 +96,10 @@ enum Cmd {
     /// Judge a live game on a referee from the terminal: one shorthand line
     /// per action (`?` lists them), each checked by the referee.
     Judge(mafia_judge_client::cli::JudgeArgs),
+    /// Import games from mafiaratings or Polemica JSON as records, each
+    /// replayed by the engine; one line per game (accepted / refused with
+    /// the reason and where in the source). Exit status 1 if any is refused.
+    Import(interchange::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -112,6 +123,7 @@ fn main() -> ExitCode {
         } => state::state(&file, at, audience, json, &mut out),
         Cmd::Demo => demo(&mut out).map(|()| true),
         Cmd::Seat(args) => seat::seat(&args, &mut out),
+        Cmd::Export(args) => export::export(&args, &mut out),
         Cmd::Play(args) => mafia_judge_client::cli::play(&args, &mut out)
             .map(|()| true)
             .map_err(Into::into),
@@ -119,6 +131,7 @@ fn main() -> ExitCode {
             .map(|()| true)
             .map_err(Into::into),
         Cmd::Judge(args) => mafia_judge_client::cli::judge(&args, &mut out).map_err(Into::into),
+        Cmd::Import(args) => interchange::import(&args, &mut out),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,

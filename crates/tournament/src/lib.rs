@@ -13,6 +13,7 @@ pub mod appeal;
 pub mod command;
 pub mod error;
 pub mod event;
+pub mod export;
 pub mod facts;
 pub mod inputs;
 pub mod ledger;

@@ -53,8 +53,30 @@ pub fn fold_stored<'a>(
     Ok(t)
 }
 
+/// A tournament's log as a JSON-lines file (`mafia export --tournament-log`):
+/// the header's line, then one line per event, as `encode` writes them.
+pub fn to_lines(log: &[TournamentEvent]) -> String {
+    let mut out = String::new();
+    for e in log {
+        out.push_str(&serde_json::to_string(e).expect("tournament events always serialise"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Folds a JSON-lines log ([`to_lines`]); blank lines are skipped, and an
+/// error names the event (seq 0 is the header's line).
+pub fn fold_lines(text: &str) -> Result<Tournament, StoredError> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().ok_or(StoredError::Empty)?;
+    let rest: Vec<&str> = lines.collect();
+    fold_stored(header.as_bytes(), rest.iter().map(|l| l.as_bytes()))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoredError {
+    #[error("the tournament log is empty: it must start with the `created` event")]
+    Empty,
     #[error("tournament log event {seq} does not decode: {error}")]
     Decode {
         seq: u64,

@@ -140,6 +140,16 @@ async fn main() -> anyhow::Result<()> {
     let gateway = {
         let mut state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
         state.console.referee_url = Some(format!("http://{}", referee.addr));
+        // The standings screens and GraphQL `standings` read the scoring
+        // service's tournament streams off the same log.
+        let mut standings_stop = stop_rx.clone();
+        tokio::spawn(mafia_gateway::board::follow(
+            state.standings.clone(),
+            log.clone(),
+            async move {
+                let _ = standings_stop.wait_for(|s| *s).await;
+            },
+        ));
         let mut stop = stop_rx.clone();
         tokio::spawn(mafia_gateway::serve(http, state, async move {
             let _ = stop.wait_for(|s| *s).await;
@@ -151,7 +161,9 @@ async fn main() -> anyhow::Result<()> {
     println!("  hall screen:      http://{addr}/hall");
     println!("  OBS overlay:      http://{addr}/overlay?table={first_game}&token={broadcast}");
     println!("  spectator page:   http://{addr}/spectator");
-    println!("  chief judge:      http://{addr}/judge?token={chief}");
+    println!("  chief judge:      http://{addr}/judge?token={chief}&tournament={tournament}");
+    println!("  standings:        http://{addr}/standings?tournament={tournament}");
+    println!("  standings (OBS):  http://{addr}/standings-overlay?tournament={tournament}&top=10");
     println!("  GraphQL:          http://{addr}/graphql");
     println!("  judge console:    http://{addr}/judge-console  (a table judge's or the chief judge's token)");
     println!("  referee (gRPC):   http://{}", referee.addr);

@@ -205,3 +205,19 @@ function describeEvent(e) {
 function put(node, ...kids) { node.replaceChildren(...kids.filter((k) => k != null)); }
 
 function setLangTitle(key) { document.title = T[key] || key; document.documentElement.lang = LANG; }
+
+// A tournament's standings off `/ws/standings/{tournament}` (FEED.md): each
+// message is the whole table with its version; reconnects on its own.
+function followStandings(tournament, onTable) {
+  function open() {
+    const ws = new WebSocket(wsUrl(`/ws/standings/${encodeURIComponent(tournament)}`));
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      if (msg.type === "standings") onTable(msg);
+    };
+    ws.onclose = () => setTimeout(open, 2000);
+  }
+  open();
+}
+
+function fmtPoints(x) { return (Math.round(x * 100) / 100).toFixed(2); }

@@ -60,6 +60,8 @@ pub struct AppState {
     pub tokens: Arc<Tokens>,
     pub config: ServerConfig,
     pub closing: Closing,
+    /// Tournament standings, folded off the log (`crate::standings`).
+    pub standings: crate::board::Board,
     pub console: ConsoleConfig,
 }
 

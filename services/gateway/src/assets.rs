@@ -36,6 +36,16 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/judge.html"),
     ),
     (
+        "/standings",
+        "text/html; charset=utf-8",
+        include_str!("../assets/standings.html"),
+    ),
+    (
+        "/standings-overlay",
+        "text/html; charset=utf-8",
+        include_str!("../assets/standings-overlay.html"),
+    ),
+    (
         "/assets/app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),

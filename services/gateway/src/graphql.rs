@@ -45,23 +45,24 @@ pub const MAX_EVENTS: usize = 1000;
 
 pub type GatewaySchema = Schema<QueryRoot, EmptyMutation, SubscriptionRoot>;
 
-/// The query root: one part per module (games today; the scoring
-/// service's standings can be merged in beside it).
+/// The query root: one part per module (games, and the standings the
+/// scoring service writes).
 #[derive(MergedObject, Default)]
-pub struct QueryRoot(GameQuery);
+pub struct QueryRoot(GameQuery, crate::standings::StandingsQuery);
 
 /// The subscription root, merged like [`QueryRoot`].
 #[derive(MergedSubscription, Default)]
-pub struct SubscriptionRoot(GameSubscription);
+pub struct SubscriptionRoot(GameSubscription, crate::standings::StandingsSubscription);
 
-/// The schema, wired to `hub`.
-pub fn schema(hub: Hub) -> GatewaySchema {
+/// The schema, wired to `hub` and the standings `board`.
+pub fn schema(hub: Hub, board: crate::board::Board) -> GatewaySchema {
     Schema::build(
         QueryRoot::default(),
         EmptyMutation,
         SubscriptionRoot::default(),
     )
     .data(hub)
+    .data(board)
     .limit_depth(MAX_DEPTH)
     .limit_complexity(MAX_COMPLEXITY)
     .limit_recursive_depth(32)
@@ -666,7 +667,7 @@ struct GqlState {
 
 /// `/graphql` (POST queries, GET GraphiQL) and `/graphql/ws`.
 pub fn routes(app: AppState) -> Router {
-    let schema = schema(app.hub.clone());
+    let schema = schema(app.hub.clone(), app.standings.clone());
     let groups = Groups::new(app.hub.clone(), Arc::new(field_table()));
     Router::new()
         .route(

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod assets;
 pub mod auth;
+pub mod board;
 pub mod closing;
 pub mod console;
 pub mod demo;
@@ -18,6 +19,7 @@ pub mod messages;
 pub mod patch;
 pub mod server;
 pub mod shared;
+pub mod standings;
 
 pub use app::{AppState, ConsoleConfig, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
@@ -69,6 +71,7 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         tokens: Arc::new(tokens),
         config,
         closing: closing::Closing::default(),
+        standings: board::Board::default(),
         console: ConsoleConfig::default(),
     }
 }

@@ -95,6 +95,7 @@ async fn main() -> anyhow::Result<()> {
         }
     };
     let log_for_demo = log.clone();
+    let log_for_standings = log.clone();
     let hub = Hub::start(
         log,
         HubConfig {
@@ -146,6 +147,11 @@ async fn main() -> anyhow::Result<()> {
     println!("judge console: http://{addr}/judge-console");
     let mut state = app_state(hub.clone(), tokens, ServerConfig::default());
     state.console.referee_url = args.console_referee_url.clone();
+    tokio::spawn(mafia_gateway::standings::follow(
+        state.standings.clone(),
+        log_for_standings,
+        std::future::pending(),
+    ));
     mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;
     hub.close();
     Ok(())

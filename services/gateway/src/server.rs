@@ -24,6 +24,7 @@ use crate::hub::{Ended, Subscription};
 /// sources and clients that still use them (FEED.md).
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
+    let standings = crate::standings::routes(state.clone());
     Router::new()
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
@@ -38,6 +39,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::console::routes())
         .with_state(state)
         .merge(graphql)
+        .merge(standings)
 }
 
 fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {

@@ -104,7 +104,7 @@ async fn the_shared_path_answers_every_subscription_like_async_graphql_event_by_
     append(&fx.log, ID, &sim.events[..30]).await;
     until_folded(&fx.hub, ID, 30).await;
     let chief = tokens().check(Some(CHIEF)).unwrap();
-    let schema = schema(fx.hub.clone());
+    let schema = schema(fx.hub.clone(), mafia_gateway::board::Board::default());
     let groups = Groups::new(fx.hub.clone(), std::sync::Arc::new(field_table()));
     let public_before = fx.hub.state(&gid(ID), Audience::Public).unwrap().seq;
 

@@ -278,11 +278,6 @@ impl RunningReferee {
         }));
     }
 
-    /// Waits until something else triggers shutdown (e.g. the server failed).
-    pub fn shutdown_handle(&self) -> watch::Sender<bool> {
-        self.shutdown.clone()
-    }
-
     /// Stops accepting, tells open streams to reconnect elsewhere (UNAVAILABLE),
     /// lets in-flight appends finish, releases every lease and waits for all
     /// tasks, so the event log's files and connections are free afterwards.

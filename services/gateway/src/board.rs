@@ -1,0 +1,183 @@
+//! Tournaments folded off the log: the scoring service writes each
+//! tournament as a `tournament.<id>` stream (`mafia_tournament::stored`);
+//! [`follow`] folds them with `mafia-tournament` into a [`Board`] that
+//! GraphQL, the raw channel and the exports read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use mafia_event_log::{follow_games, EventLog, FollowConfig, Followed};
+use mafia_record::TournamentId;
+use mafia_tournament::stored;
+use mafia_tournament::Tournament;
+use tokio::sync::watch;
+
+/// A tournament as folded up to `version` (the seq of its stream's last
+/// event applied).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub version: u64,
+    pub tournament: Arc<Tournament>,
+}
+
+type Slot = watch::Sender<Option<Snapshot>>;
+
+/// Every followed tournament's latest fold, each behind a watch channel so a
+/// subscriber always gets the newest table and never a backlog.
+#[derive(Clone, Default)]
+pub struct Board {
+    slots: Arc<Mutex<HashMap<TournamentId, Slot>>>,
+}
+
+impl Board {
+    fn slot(&self, id: &TournamentId) -> Slot {
+        self.slots
+            .lock()
+            .expect("board lock")
+            .entry(id.clone())
+            .or_insert_with(|| watch::channel(None).0)
+            .clone()
+    }
+
+    /// The tournament's latest fold, if its stream has been seen.
+    pub fn get(&self, id: &TournamentId) -> Option<Snapshot> {
+        self.slots
+            .lock()
+            .expect("board lock")
+            .get(id)
+            .and_then(|s| s.borrow().clone())
+    }
+
+    /// The latest fold now and each newer one; works before the
+    /// tournament's stream exists.
+    pub fn watch(&self, id: &TournamentId) -> watch::Receiver<Option<Snapshot>> {
+        self.slot(id).subscribe()
+    }
+
+    /// Every tournament seen, by id.
+    pub fn tournaments(&self) -> Vec<TournamentId> {
+        let slots = self.slots.lock().expect("board lock");
+        let mut ids: Vec<TournamentId> = slots
+            .iter()
+            .filter(|(_, s)| s.borrow().is_some())
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    pub(crate) fn publish(&self, id: &TournamentId, snap: Snapshot) {
+        self.slot(id).send_replace(Some(snap));
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    #[error("tournament stream {stream}: {why}")]
+    Corrupt { stream: String, why: String },
+    #[error(transparent)]
+    Log(#[from] mafia_event_log::LogError),
+}
+
+/// A tournament being folded off the feed.
+struct Folding {
+    tournament: Tournament,
+    last_seq: u64,
+    dirty: bool,
+}
+
+/// Follows the log's tournament streams into `board` until `stop`
+/// resolves: every tournament's history first, then live. Events arrive in
+/// batches; the board is published once per tournament per batch, so a
+/// catch-up over a long log does not publish (or clone) each step.
+pub async fn follow(
+    board: Board,
+    log: Arc<dyn EventLog>,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    let mut feed = follow_games(log.clone(), FollowConfig::default()).ready_chunks(256);
+    let mut folding: HashMap<String, Folding> = HashMap::new();
+    tokio::pin!(stop);
+    loop {
+        let batch = tokio::select! {
+            _ = &mut stop => return,
+            b = feed.next() => match b {
+                Some(b) => b,
+                None => return,
+            },
+        };
+        for item in batch {
+            let e = match item {
+                Ok(Followed::Event(e)) => e,
+                Ok(Followed::CaughtUp) => {
+                    tracing::info!(tournaments = folding.len(), "standings caught up");
+                    continue;
+                }
+                Ok(Followed::Trimmed { .. }) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "tournament feed failed; the follower retries");
+                    continue;
+                }
+            };
+            if stored::tournament_of_stream(&e.game).is_none() {
+                continue;
+            }
+            if let Err(err) = step(&log, &mut folding, &e.game, e.seq, &e.payload).await {
+                tracing::warn!(error = %err, "tournament event not applied");
+            }
+        }
+        for (stream, f) in folding.iter_mut().filter(|(_, f)| f.dirty) {
+            f.dirty = false;
+            if let Some(id) = stored::tournament_of_stream(stream) {
+                board.publish(
+                    &id,
+                    Snapshot {
+                        version: f.last_seq,
+                        tournament: Arc::new(f.tournament.clone()),
+                    },
+                );
+            }
+        }
+    }
+}
+
+async fn step(
+    log: &Arc<dyn EventLog>,
+    folding: &mut HashMap<String, Folding>,
+    stream: &str,
+    seq: u64,
+    payload: &[u8],
+) -> Result<(), FollowError> {
+    let corrupt = |why: String| FollowError::Corrupt {
+        stream: stream.to_owned(),
+        why,
+    };
+    if !folding.contains_key(stream) {
+        let header = log
+            .header(stream)
+            .await?
+            .ok_or_else(|| corrupt("no header".into()))?;
+        let t =
+            stored::fold_stored(&header, std::iter::empty()).map_err(|e| corrupt(e.to_string()))?;
+        folding.insert(
+            stream.to_owned(),
+            Folding {
+                tournament: t,
+                last_seq: 0,
+                // A tournament with no events yet is shown too.
+                dirty: true,
+            },
+        );
+    }
+    let f = folding.get_mut(stream).expect("inserted above");
+    // The follower delivers each event once, in order; a repeat is ignored.
+    if seq <= f.last_seq {
+        return Ok(());
+    }
+    let event = stored::decode(payload).map_err(|e| corrupt(format!("event {seq}: {e}")))?;
+    f.tournament.apply(&event);
+    f.last_seq = seq;
+    f.dirty = true;
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! The cup tournament's log in a real embedded event log, and a gateway
+//! following it (shared by the standings tests and their screens).
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig};
+use mafia_tournament::{stored, Actor, Tournament, TournamentCommand, TournamentEvent};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common::tokens;
+
+pub const CUP_LOG: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../crates/tournament/tests/data/cup.jsonl"
+);
+
+pub struct Gateway {
+    pub log: Arc<dyn EventLog>,
+    pub addr: SocketAddr,
+    _dir: tempfile::TempDir,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// The cup's log as the scoring service stores it, and a gateway on it.
+pub async fn gateway() -> Gateway {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Arc<dyn EventLog> = Arc::new(
+        EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
+    write_cup(&log).await;
+    serve(dir, log).await
+}
+
+/// A gateway on a log with no tournament yet.
+pub async fn empty_gateway() -> Gateway {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Arc<dyn EventLog> = Arc::new(
+        EmbeddedLog::open(dir.path().join("log.redb"))
+            .await
+            .unwrap(),
+    );
+    serve(dir, log).await
+}
+
+/// Writes the committed cup log into `log` as the scoring service would;
+/// returns its last seq.
+pub async fn write_cup(log: &Arc<dyn EventLog>) -> u64 {
+    let text = std::fs::read_to_string(CUP_LOG).unwrap();
+    let mut lines = text.lines();
+    let stream = "tournament.cup";
+    log.create_game(stream, lines.next().unwrap().as_bytes())
+        .await
+        .unwrap();
+    let events: Vec<Bytes> = lines.map(|l| Bytes::from(l.to_owned())).collect();
+    log.append(stream, 0, 0, &events).await.unwrap().last_seq
+}
+
+async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>) -> Gateway {
+    let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = app_state(hub, tokens(), ServerConfig::default());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (stop_follow, follow_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(mafia_gateway::standings::follow(
+        state.standings.clone(),
+        log.clone(),
+        async {
+            let _ = follow_rx.await;
+        },
+    ));
+    tokio::spawn(async move {
+        let _keep = stop_follow;
+        mafia_gateway::serve(listener, state, async {
+            let _ = rx.await;
+        })
+        .await
+    });
+    Gateway {
+        log,
+        addr,
+        _dir: dir,
+        _stop: tx,
+    }
+}
+
+/// The cup as the log holds it now.
+pub async fn folded(log: &Arc<dyn EventLog>) -> Tournament {
+    let header = log.header("tournament.cup").await.unwrap().unwrap();
+    let events = log.read("tournament.cup", 1, 10_000).await.unwrap();
+    stored::fold_stored(&header, events.iter().map(|e| &e.payload[..])).unwrap()
+}
+
+/// Scores round 3, table 1 as the scoring service would: red wins again,
+/// with round 1 table 1's facts (the same ten players in the same seats).
+/// Returns the log's new last seq.
+pub async fn score_round_3(log: &Arc<dyn EventLog>) -> u64 {
+    let t = folded(log).await;
+    let r1 = "cup.main.r1.t1.g1".parse().unwrap();
+    let facts = t.games[&r1].result.as_ref().unwrap().facts.clone();
+    let cmd = TournamentCommand::RecordResult {
+        game: "cup.main.r3.t1.g1".parse().unwrap(),
+        facts,
+        ended_at: 1_780_000_900_000,
+    };
+    let events: Vec<TournamentEvent> = t
+        .command(&cmd, &Actor::Organiser, 1_780_000_900_000)
+        .unwrap();
+    let last = log.last_seq("tournament.cup").await.unwrap();
+    let payloads: Vec<Bytes> = events
+        .iter()
+        .map(|e| Bytes::from(stored::encode(e)))
+        .collect();
+    log.append("tournament.cup", last, 0, &payloads)
+        .await
+        .unwrap()
+        .last_seq
+}
+
+/// A minimal HTTP/1.1 request: status, content type, body.
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    auth: Option<&str>,
+    body: &str,
+) -> (u16, String, String) {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), s.read_to_end(&mut out))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let ctype = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    (status, ctype, body.to_owned())
+}

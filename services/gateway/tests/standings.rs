@@ -1,0 +1,292 @@
+//! Standings to people: a real gateway following a real tournament log (the
+//! committed `crates/tournament/tests/data/cup.jsonl`, written into an
+//! embedded event log as the scoring service writes it), over GraphQL, the
+//! raw WebSocket channel and the HTTP exports; a newly scored game changes
+//! what every one of them serves.
+
+mod common;
+#[path = "common/cup.rs"]
+mod cup;
+
+use std::net::SocketAddr;
+
+use common::{connect, next_json, refused, Ws, BROADCAST, CHIEF};
+use cup::{empty_gateway, folded, gateway, http, score_round_3, write_cup};
+use futures::SinkExt;
+use mafia_tournament::{export, standings};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+async fn gql(addr: SocketAddr, auth: Option<&str>, query: &str) -> Value {
+    let (status, _, body) = http(
+        addr,
+        "POST",
+        "/graphql",
+        auth,
+        &json!({ "query": query }).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The first table the standings channel sends: the follower has folded.
+async fn first_table(addr: SocketAddr, token: Option<&str>) -> (Ws, Value) {
+    let path = match token {
+        Some(t) => format!("/ws/standings/cup?token={t}"),
+        None => "/ws/standings/cup".to_owned(),
+    };
+    let mut ws = connect(addr, &path).await;
+    let m = next_json(&mut ws).await;
+    (ws, m)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standings_channel_sends_the_table_then_a_new_version_after_a_scored_game() {
+    let gw = gateway().await;
+    let (mut ws, m) = first_table(gw.addr, None).await;
+    assert_eq!(m["type"], "standings");
+    assert_eq!(m["tournament"], "cup");
+    let v1 = m["version"].as_u64().unwrap();
+    assert_eq!(v1, gw.log.last_seq("tournament.cup").await.unwrap());
+    assert_eq!(m["standings"]["games"], 4);
+    assert_eq!(m["standings"]["rows"].as_array().unwrap().len(), 20);
+    let expected = export::public_standings(standings(&folded(&gw.log).await));
+    assert_eq!(m["standings"], serde_json::to_value(&expected).unwrap());
+
+    let v2 = score_round_3(&gw.log).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["version"].as_u64().unwrap(), v2);
+    assert!(v2 > v1);
+    assert_eq!(m["standings"]["games"], 5);
+    let expected = export::public_standings(standings(&folded(&gw.log).await));
+    assert_eq!(m["standings"], serde_json::to_value(&expected).unwrap());
+    ws.close(None).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_standings_give_rank_player_games_wins_by_role_and_the_points_split() {
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let v = gql(
+        gw.addr,
+        None,
+        "{ standings(tournament: \"cup\") { tournament version games rows { rank player nickname games wins \
+         winsByRole { civilian sheriff mafia don } points { base extra bestMove penalties compensation total } \
+         extraPending tie } } }",
+    )
+    .await;
+    assert!(v["errors"].is_null(), "{v}");
+    let t = folded(&gw.log).await;
+    let s = standings(&t);
+    let rows = v["data"]["standings"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), s.rows.len());
+    for (got, want) in rows.iter().zip(&s.rows) {
+        assert_eq!(got["rank"], want.rank);
+        assert_eq!(got["player"], want.player.as_str());
+        assert_eq!(got["games"], want.games);
+        assert_eq!(got["wins"], want.wins);
+        assert_eq!(got["winsByRole"]["sheriff"], want.wins_by_role.sheriff);
+        assert_eq!(
+            got["points"]["total"].as_f64().unwrap(),
+            want.points.total.to_f64()
+        );
+        assert_eq!(
+            got["points"]["base"].as_f64().unwrap(),
+            want.points.base.to_f64()
+        );
+        assert_eq!(
+            got["extraPending"].as_f64().unwrap(),
+            0.0,
+            "hidden from the public"
+        );
+    }
+    let v = gql(
+        gw.addr,
+        None,
+        "{ playerHistory(tournament: \"cup\", player: \"p03\") { game seat role outcome points { total } } }",
+    )
+    .await;
+    let h = v["data"]["playerHistory"].as_array().unwrap();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h[0]["game"], "cup.main.r1.t1.g1");
+    assert_eq!(h[0]["role"], "sheriff");
+    let v = gql(
+        gw.addr,
+        None,
+        "{ standings(tournament: \"nope\") { version } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no tournament nope");
+    let v = gql(
+        gw.addr,
+        None,
+        "{ playerHistory(tournament: \"cup\", player: \"p99\") { game } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no player p99 in cup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_approvals_and_open_appeals_are_for_the_chief_judge_only() {
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let q = "{ pendingApprovals(tournament: \"cup\") { game kind item } openAppeals(tournament: \"cup\") { id } }";
+    for who in [None, Some(BROADCAST)] {
+        let v = gql(gw.addr, who, q).await;
+        assert!(v["data"].is_null(), "{who:?}: {v}");
+        assert!(
+            v["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("rule on"),
+            "{v}"
+        );
+    }
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    assert!(v["errors"].is_null(), "{v}");
+    let pending = v["data"]["pendingApprovals"].as_array().unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["game"], "cup.main.r1.t1.g1");
+    assert_eq!(pending[0]["kind"], "extra_value");
+    assert_eq!(v["data"]["openAppeals"], json!([]));
+    // The chief judge sees the pending extra in the table too; others do not.
+    let q = "{ standings(tournament: \"cup\") { rows { extraPending } } }";
+    let pending = |v: &Value| {
+        v["data"]["standings"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["extraPending"].as_f64() != Some(0.0))
+            .count()
+    };
+    assert_eq!(pending(&gql(gw.addr, Some(CHIEF), q).await), 1);
+    assert_eq!(pending(&gql(gw.addr, Some(BROADCAST), q).await), 0);
+}
+
+async fn gql_ws(addr: SocketAddr) -> Ws {
+    let mut req = format!("ws://{addr}/graphql/ws")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    ws
+}
+
+async fn next_msg(ws: &mut Ws) -> Value {
+    loop {
+        let m = next_json(ws).await;
+        if m["type"] != "ka" && m["type"] != "ping" && m["type"] != "pong" {
+            return m;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_graphql_subscription_pushes_a_new_table_with_a_higher_version_after_each_change() {
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let mut ws = gql_ws(gw.addr).await;
+    let send = |v: Value| Message::Text(v.to_string().into());
+    ws.send(send(json!({"type": "connection_init", "payload": {}})))
+        .await
+        .unwrap();
+    assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
+    ws.send(send(json!({"type": "subscribe", "id": "s", "payload": {
+        "query": "subscription { standings(tournament: \"cup\") { version games rows { player points { total } } } }"
+    }})))
+    .await
+    .unwrap();
+    let m = next_msg(&mut ws).await;
+    assert_eq!(m["type"], "next", "{m}");
+    let first = &m["payload"]["data"]["standings"];
+    assert_eq!(first["games"], 4);
+    let v1 = first["version"].as_u64().unwrap();
+    let v2 = score_round_3(&gw.log).await;
+    let m = next_msg(&mut ws).await;
+    let next = &m["payload"]["data"]["standings"];
+    assert_eq!(next["version"].as_u64().unwrap(), v2);
+    assert!(v2 > v1);
+    assert_eq!(next["games"], 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_exports_are_the_crates_exports_of_the_followed_log() {
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let t = folded(&gw.log).await;
+    let public = export::public_standings(standings(&t));
+    let (status, ctype, body) = http(gw.addr, "GET", "/export/cup/standings.csv", None, "").await;
+    assert_eq!(status, 200);
+    assert!(ctype.starts_with("text/csv"), "{ctype}");
+    assert_eq!(body, export::standings_csv(&public));
+    let (_, ctype, body) = http(gw.addr, "GET", "/export/cup/standings.json", None, "").await;
+    assert!(ctype.starts_with("application/json"));
+    assert_eq!(body, export::standings_json(&public));
+    let games = export::public_game_points(export::game_points(&t));
+    let (_, _, body) = http(gw.addr, "GET", "/export/cup/games.csv", None, "").await;
+    assert_eq!(body, export::games_csv(&games));
+    let (_, _, body) = http(gw.addr, "GET", "/export/cup/games.json", None, "").await;
+    assert_eq!(body, export::games_json(&games));
+    // The chief judge's export has the pending extra.
+    let (_, _, body) = http(
+        gw.addr,
+        "GET",
+        "/export/cup/standings.json",
+        Some(CHIEF),
+        "",
+    )
+    .await;
+    assert_eq!(body, export::standings_json(&standings(&t)));
+    let (status, ctype, body) = http(gw.addr, "GET", "/export/cup/seating/3.html", None, "").await;
+    assert_eq!(status, 200);
+    assert!(ctype.starts_with("text/html"));
+    assert_eq!(body, export::seating_html(&t, None, 3).unwrap());
+    for (path, why) in [
+        ("/export/cup/seating/9.html", "round 9 is not seated"),
+        ("/export/cup/seating/x.html", "seating/N.html"),
+        ("/export/cup/points.xls", "no export points.xls"),
+        ("/export/nope/standings.csv", "no tournament nope"),
+    ] {
+        let (status, _, body) = http(gw.addr, "GET", path, None, "").await;
+        assert_eq!(status, 404, "{path}");
+        assert!(body.contains(why), "{path}: {body}");
+    }
+    assert_eq!(
+        refused(gw.addr, "/ws/standings/cup?token=wrong-token").await,
+        401
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_before_the_tournament_exists_gets_its_table_once_it_is_written() {
+    let gw = empty_gateway().await;
+    let mut ws = connect(gw.addr, "/ws/standings/cup").await;
+    let v = gql(
+        gw.addr,
+        None,
+        "{ standings(tournament: \"cup\") { version } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no tournament cup");
+    let last = write_cup(&gw.log).await;
+    let m = next_json(&mut ws).await;
+    assert_eq!(m["version"].as_u64().unwrap(), last);
+    assert_eq!(m["standings"]["games"], 4);
+    let (status, _, body) = http(gw.addr, "GET", "/api/standings", None, "").await;
+    assert_eq!(status, 200);
+    let list: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        list["tournaments"],
+        json!([{"tournament": "cup", "name": "Cup", "version": last}])
+    );
+    assert_eq!(
+        refused(gw.addr, "/ws/standings/not%20an%20id").await,
+        400,
+        "a malformed tournament id is refused before the upgrade"
+    );
+}

@@ -1,0 +1,166 @@
+//! The standings screens in headless Chromium (Debian's `chromium`) against
+//! a real gateway following a real tournament log: the hall screen's rows,
+//! its pages, the OBS overlay's top N, the chief judge's ruling panels, and
+//! the screens following a newly scored game.
+//!
+//! Without a chromium binary the test says so and passes, unless
+//! `MAFIA_REQUIRE_CHROMIUM=1`.
+
+mod common;
+#[path = "common/cup.rs"]
+mod cup;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{connect, next_json, CHIEF};
+use cup::{folded, gateway, score_round_3};
+use mafia_tournament::{export, standings};
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MAFIA_CHROMIUM") {
+        return Some(p.into());
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+/// The page's DOM after its scripts ran. The page fills itself from a real
+/// WebSocket, which a busy machine can slow past Chromium's virtual time
+/// budget: when the DOM does not yet show `ready`, it is rendered again
+/// with a longer budget.
+async fn dom(bin: &Path, url: String, ready: &str) -> String {
+    let mut dom = String::new();
+    for budget_ms in [3_000, 8_000, 20_000] {
+        let (url2, bin2) = (url.clone(), bin.to_path_buf());
+        let out = tokio::task::spawn_blocking(move || {
+            Command::new(bin2)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--window-size=1920,1080",
+                ])
+                .arg(format!("--virtual-time-budget={budget_ms}"))
+                .arg("--dump-dom")
+                .arg(&url2)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
+        dom = String::from_utf8_lossy(&out.stdout).into_owned();
+        if dom.contains(ready) {
+            break;
+        }
+    }
+    assert!(dom.contains(ready), "{url} never showed {ready}:\n{dom}");
+    dom
+}
+
+/// The players of the rendered rows, in order.
+fn players(dom: &str) -> Vec<String> {
+    dom.split("data-player=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standings_screens_show_the_followed_table_and_follow_a_newly_scored_game() {
+    let Some(bin) = chromium() else {
+        assert!(
+            std::env::var_os("MAFIA_REQUIRE_CHROMIUM").is_none(),
+            "MAFIA_REQUIRE_CHROMIUM is set but no chromium was found"
+        );
+        eprintln!("no chromium in PATH: standings screen tests skipped");
+        return;
+    };
+    let gw = gateway().await;
+    let mut ws = connect(gw.addr, "/ws/standings/cup").await;
+    let v1 = next_json(&mut ws).await["version"].as_u64().unwrap();
+    let base = format!("http://{}", gw.addr);
+
+    let t = folded(&gw.log).await;
+    let want: Vec<String> = standings(&t)
+        .rows
+        .iter()
+        .map(|r| r.player.to_string())
+        .collect();
+    let ready = format!("data-version=\"{v1}\"");
+    let hall = dom(&bin, format!("{base}/standings?tournament=cup"), &ready).await;
+    assert_eq!(players(&hall), want, "every player, by rank");
+    assert!(hall.contains("Games scored: 4"), "{hall}");
+    let top = &standings(&t).rows[0];
+    assert!(hall.contains(&format!(
+        "<td class=\"total\">{:.2}</td>",
+        top.points.total.to_f64()
+    )));
+
+    // Paged: 8 a page gives three pages; page 2 holds ranks 9 to 16.
+    let paged = dom(
+        &bin,
+        format!("{base}/standings?tournament=cup&size=8&page=2"),
+        &ready,
+    )
+    .await;
+    assert_eq!(players(&paged), want[8..16]);
+    assert!(paged.contains("Page 2 / 3"));
+
+    let overlay = dom(
+        &bin,
+        format!("{base}/standings-overlay?tournament=cup&top=5"),
+        &ready,
+    )
+    .await;
+    assert_eq!(players(&overlay), want[..5]);
+    assert!(overlay.contains("background: transparent"));
+
+    let judge = dom(
+        &bin,
+        format!("{base}/judge?token={CHIEF}&tournament=cup"),
+        &ready,
+    )
+    .await;
+    let pending = export::game_points(&t)
+        .iter()
+        .filter(|g| g.extra_pending.raw() != 0)
+        .count();
+    assert_eq!(pending, 1);
+    assert!(judge.contains("data-game=\"cup.main.r1.t1.g1\""), "{judge}");
+    assert!(judge.contains("extra_value"), "{judge}");
+
+    // A new scored game: the screen shows the new version and its rows.
+    let v2 = score_round_3(&gw.log).await;
+    assert_eq!(next_json(&mut ws).await["version"].as_u64().unwrap(), v2);
+    let t2 = folded(&gw.log).await;
+    let s2 = standings(&t2);
+    let hall2 = dom(
+        &bin,
+        format!("{base}/standings?tournament=cup"),
+        &format!("data-version=\"{v2}\""),
+    )
+    .await;
+    assert!(hall2.contains("Games scored: 5"));
+    let want2: Vec<String> = s2.rows.iter().map(|r| r.player.to_string()).collect();
+    assert_eq!(players(&hall2), want2);
+    let p01 = |d: &str| {
+        let at = d.find("data-player=\"p01\"").unwrap();
+        let games = &d[at..];
+        let g = games.find("class=\"games\">").unwrap() + "class=\"games\">".len();
+        games[g..g + games[g..].find('<').unwrap()].to_owned()
+    };
+    assert_eq!(p01(&hall), "2");
+    assert_eq!(p01(&hall2), "3");
+}
