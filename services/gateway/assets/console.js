@@ -185,7 +185,7 @@ const I18N = {
     bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
-    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unavailable: "The referee is unreachable; retrying",
+    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying",
     keys: [["Enter", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
       ["k T · k B T · k -", "shot(s)"], ["d T · c T · bp T", "checks, Beauty"], ["bm A B C", "best move"], ["f S · tf S · y S", "foul, technical, yellow"],
       ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u", "undo (confirm)"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
@@ -212,7 +212,7 @@ const I18N = {
     bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
-    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unavailable: "Рефери недоступен; повторяем",
+    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем",
     keys: [["Enter", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
       ["k T · k B T · k -", "выстрел(ы)"], ["d T · c T · bp T", "проверки, красотка"], ["bm A B C", "лучший ход"], ["f S · tf S · y S", "фол, технический, жёлтая"],
       ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u", "отмена (с подтверждением)"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
@@ -368,7 +368,28 @@ setInterval(async () => {
 // ---------------------------------------------------------------- shorthand
 // The same shorthand as `mafia judge` (crates/judge-client/src/keys.rs),
 // plus bare seat numbers for the prompt's obvious command.
-class KeyError extends Error {}
+// A line that is no command: said in the page's language (usage strings,
+// which are the shorthand itself, stay as they are).
+const RU_KEY_ERRORS = [
+  [/^Enter moves on only in speeches, last words, night 0 and free talk$/, "Enter переходит дальше только в речах, последних словах, нулевой ночи и свободном обсуждении"],
+  [/^(.*)nobody is to shoot now$/, "$1сейчас никто не стреляет"],
+  [/^(.*)nobody is speaking$/, "$1сейчас никто не говорит"],
+  [/^no best move is due$/, "лучший ход сейчас не ожидается"],
+  [/^no prompt yet$/, "подсказки рефери ещё нет"],
+  [/^no seat is asked for now$/, "номер места сейчас не нужен"],
+  [/^no vote is under way$/, "голосование не идёт"],
+  [/^one seat$/, "нужен один номер"],
+  [/^not a command: (.*)$/, "не команда: $1"],
+  [/^not a seat: (.*) \(1–10\)$/, "не место: $1 (1–10)"],
+  [/^unknown shorthand (.*); see the legend$/, "неизвестное сокращение $1; см. подсказку"],
+  [/^(.*), or (.*)$/, "$1 или $2"],
+];
+class KeyError extends Error {
+  constructor(message) {
+    const rule = S.lang === "ru" && RU_KEY_ERRORS.find(([re]) => re.test(message));
+    super(rule ? message.replace(rule[0], rule[1]) : message);
+  }
+}
 function seat(w) { const n = Number(w); if (!/^\d+$/.test(w) || n < 1 || n > 10) throw new KeyError(`not a seat: "${w}" (1–10)`); return n; }
 function maybeSeat(w) { return w === "-" || w === "0" ? null : seat(w); }
 function seats(ws) { return [...new Set(ws.map(seat))].sort((a, b) => a - b); }
@@ -453,7 +474,7 @@ export function parseLine(line, p) {
 function promptForParsing(line) {
   if (!S.store.queue.length) return S.prompt;
   const explicit = /^\s*(\{|(n|k|b)\s+\S+\s+\S+|(f|tf|y|dq|otv|p|w|vc|l|d|c|bp)\s|(ms|u|undo)\s*$)/i.test(line);
-  if (!explicit) throw new KeyError(S.lang === "ru" ? "ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON" : "waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON");
+  if (!explicit) throw new KeyError(tr("unacked"));
   return S.prompt;
 }
 

@@ -172,6 +172,11 @@ async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simu
                 .await;
             let shown = shown.as_str().unwrap();
             assert!(shown.chars().any(|c| ('а'..='я').contains(&c)), "{shown}");
+            // A line that is no command is explained in Russian too.
+            enter(&page, "f 11").await;
+            page.wait("document.querySelector('#note').textContent.includes('не место')")
+                .await;
+            page.press("Escape").await;
         }
         let (mut game, _) = Game::new(sim.setup.clone(), 0);
         let tag = format!("{}-{lang}", rules.as_str());
