@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring
+.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring bench-console
 
 build:
 	$(CARGO) build --release --workspace
@@ -42,3 +42,10 @@ bench-gateway:
 bench-scoring:
 	$(CARGO) bench -p mafia-seating --bench seating
 	$(CARGO) bench -p mafia-tournament --bench scoring
+
+# The judge console in headless Chromium against a referee on loopback:
+# key press -> ack on screen p50/p99 over GAMES whole games, and the first
+# load's transferred bytes. Needs chromium.
+GAMES ?= 5
+bench-console:
+	$(CARGO) run --release -p mafia-gateway --example console-bench -- $(GAMES)

@@ -53,10 +53,12 @@ export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"
 # The services log to files, so the terminal keeps the URLs and tokens.
 logs=${MAFIA_LOG_DIR:-data/logs}
 mkdir -p "$logs"
+# The judge console (served by the gateway) calls the referee over gRPC-web.
 "$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" \
-  >"$logs/referee.log" 2>&1 &
+  --web-origins "http://$http" >"$logs/referee.log" 2>&1 &
 pids+=($!)
-"$bin/mafia-gateway" --redis-url "$REDIS_URL" >"$logs/gateway.log" 2>&1 &
+"$bin/mafia-gateway" --redis-url "$REDIS_URL" --console-referee-url "http://$grpc" \
+  >"$logs/gateway.log" 2>&1 &
 pids+=($!)
 "$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
   --referee-url "http://$grpc" --referee-token "$organiser" >"$logs/scoring.log" 2>&1 &
@@ -74,6 +76,7 @@ echo "  hall screen:      http://$http/hall"
 echo "  spectator:        http://$http/spectator"
 echo "  OBS overlay:      http://$http/overlay?table=$game&token=$broadcast"
 echo "  chief judge:      http://$http/judge?token=$chief&tournament=$tournament"
+echo "  judge console:    http://$http/judge-console  (a table judge's or the chief judge's token)"
 echo "  standings:        http://$http/standings?tournament=$tournament"
 echo "  GraphQL:          http://$http/graphql"
 echo "  referee (gRPC):   http://$grpc"

@@ -6,6 +6,7 @@
 //! typed envelopes; see `proto/mafia/v1/referee.proto` for why.
 
 pub mod auth;
+pub mod browser;
 pub mod convert;
 
 /// Generated messages and the `Referee` client and server.

@@ -146,6 +146,12 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("opening {}", args.data.display()))?,
     );
 
+    // The gateway's listener first: the referee admits the judge console's
+    // origin (the gateway's address) to its gRPC-web endpoint.
+    let http = tokio::net::TcpListener::bind(&args.http)
+        .await
+        .with_context(|| format!("binding {}", args.http))?;
+    let addr = http.local_addr()?;
     let referee = mafia_referee::server::start(
         tokio::net::TcpListener::bind(&args.grpc)
             .await
@@ -153,6 +159,7 @@ async fn main() -> anyhow::Result<()> {
         log.clone(),
         RefereeOptions {
             tokens: tokens.clone(),
+            web_origins: console_origins(addr),
             ..RefereeOptions::default()
         },
     )
@@ -179,13 +186,10 @@ async fn main() -> anyhow::Result<()> {
         },
     )
     .await?;
-    let http = tokio::net::TcpListener::bind(&args.http)
-        .await
-        .with_context(|| format!("binding {}", args.http))?;
-    let addr = http.local_addr()?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let gateway = {
-        let state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        let mut state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        state.console.referee_url = Some(format!("http://{}", referee.addr));
         // The standings screens and GraphQL `standings` read the scoring
         // service's tournament streams off the same log.
         let mut standings_stop = stop_rx.clone();
@@ -211,6 +215,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  standings:        http://{addr}/standings?tournament={tournament}");
     println!("  standings (OBS):  http://{addr}/standings-overlay?tournament={tournament}&top=10");
     println!("  GraphQL:          http://{addr}/graphql");
+    println!("  judge console:    http://{addr}/judge-console  (a table judge's or the chief judge's token)");
     println!("  referee (gRPC):   http://{}", referee.addr);
     println!(
         "  scoring (gRPC):   http://{}  (mafia.v1.Scoring, tournament {tournament})",
@@ -265,4 +270,14 @@ async fn main() -> anyhow::Result<()> {
     referee.shutdown().await;
     hub.close();
     Ok(())
+}
+
+/// The origins a browser gives pages of the gateway at `addr`: the judge
+/// console calls the referee from there.
+fn console_origins(addr: std::net::SocketAddr) -> Vec<String> {
+    let mut origins = vec![format!("http://{addr}")];
+    if addr.ip().is_loopback() {
+        origins.push(format!("http://localhost:{}", addr.port()));
+    }
+    origins
 }
