@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-chief-token";
 
-// The same allocator as the referee, so the load tool costs as little of
-// the shared two cores as it can.
+// mimalloc for the load tool only, so it costs as little of the shared two
+// cores as it can. The services keep the system allocator: with mimalloc
+// the referee on Redis used 6–20 % less CPU per command but 40 % more
+// memory per table, and on the embedded store (the default) up to twice
+// the CPU and 5–7× the memory (issue 15; figures in the commit log).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -318,6 +321,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 _ => None,
             };
             let per_cmd = |ms: u64| ms as f64 * 1000.0 / report.commands.max(1) as f64;
+            println!("{backend}.commands@{n}: {} cmd", report.commands);
             println!(
                 "{backend}.cmds_per_sec@{n}: {:.0} cmd/s",
                 report.commands as f64 / secs
