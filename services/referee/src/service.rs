@@ -165,7 +165,10 @@ impl Shared {
             .submit(game_id, s.client_seq, s.at, &cmd, omit_state)
             .await?
         {
-            Outcome::Accepted(a) => Ok(reply::accepted(&a)),
+            Outcome::Accepted {
+                accepted,
+                event_json,
+            } => Ok(reply::accepted_encoded(&accepted, event_json)),
             Outcome::Rejected(r) => Ok(reply::rejected(&r)),
             Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(
                 "sequence gap: expected client_seq {expected}, got {got}"
