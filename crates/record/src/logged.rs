@@ -2,7 +2,6 @@
 
 use mafia_rules::Envelope;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::ops::Range;
 
 /// One event as the referee stores and publishes it: the engine's envelope
@@ -40,17 +39,23 @@ impl LoggedEvent {
     /// envelope's numbers are written by hand: serde's `flatten` would
     /// buffer them through a map.
     pub fn encode(&self) -> Encoded {
+        // Integers through serde_json (its itoa), not `write!`'s formatter.
+        fn int<T: Serialize>(json: &mut Vec<u8>, key: &[u8], n: T) {
+            json.extend_from_slice(key);
+            serde_json::to_writer(&mut *json, &n).expect("integers serialize");
+        }
         let mut json = Vec::with_capacity(160);
         json.push(b'{');
-        if let Some(k) = self.client_seq {
-            let _ = write!(json, "\"client_seq\":{k},");
-        }
         let e = &self.envelope;
-        let _ = write!(
-            json,
-            "\"seq\":{},\"cmd\":{},\"at\":{},\"event\":",
-            e.seq, e.cmd, e.at
-        );
+        if let Some(k) = self.client_seq {
+            int(&mut json, b"\"client_seq\":", k);
+            int(&mut json, b",\"seq\":", e.seq);
+        } else {
+            int(&mut json, b"\"seq\":", e.seq);
+        }
+        int(&mut json, b",\"cmd\":", e.cmd);
+        int(&mut json, b",\"at\":", e.at);
+        json.extend_from_slice(b",\"event\":");
         let start = json.len();
         serde_json::to_writer(&mut json, &e.event).expect("events serialize");
         let end = json.len();

@@ -89,7 +89,9 @@ impl JudgeStream {
     /// The next reply; every way the stream ends with an error goes
     /// through here once, so the judge always learns why (a decode error
     /// is OUT_OF_RANGE, not OK). `None` when the client closed its side.
-    async fn next(mut self) -> Option<(JudgeItem, Self)> {
+    /// Boxed: the stream's state moves in and out of every step, so it
+    /// moves as a pointer.
+    async fn next(mut self: Box<Self>) -> Option<(JudgeItem, Box<Self>)> {
         if let Some(r) = self.queued.pop_front() {
             return Some((Ok(r), self));
         }
@@ -363,7 +365,7 @@ impl Referee for RefereeService {
             return Err(shutting_down());
         }
         self.shared.metrics.judges(1);
-        let stream = JudgeStream {
+        let stream = Box::new(JudgeStream {
             shared: self.shared.clone(),
             inbound: request.into_inner(),
             shutdown: self.shared.shutdown.clone(),
@@ -373,7 +375,7 @@ impl Referee for RefereeService {
             done: false,
             _gauge: Gauge(self.shared.metrics.clone()),
             _alive: self.shared.alive.clone(),
-        };
+        });
         Ok(Response::new(Box::pin(futures::stream::unfold(
             stream,
             JudgeStream::next,
