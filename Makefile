@@ -29,7 +29,7 @@ bench:
 # `name: value unit` line per figure. Needs redis-server on PATH or REDIS_URL.
 bench-referee:
 	$(CARGO) build --release -p mafia-referee --bins
-	./target/release/mafia-referee-bench
+	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench $(BENCH_ARGS)
 
 # The gateway under fan-out load (10,000 raw-feed and 2,000 GraphQL
 # subscribers following 100 simulated tables on loopback).

@@ -47,6 +47,7 @@ macro_rules! event_log_conformance_tests {
             feed_from_head_or_now_skips_earlier_events,
             concurrent_appenders_on_the_same_expected_seq_exactly_one_wins,
             concurrent_lease_acquirers_exactly_one_wins,
+            concurrent_appends_to_many_games_each_get_their_own_outcome,
             large_batch_append_is_stored_and_readable,
             follower_catches_up_then_goes_live_missing_and_doubling_nothing,
             follower_of_a_game_that_falls_behind_catches_up_from_the_log,
@@ -490,6 +491,58 @@ pub async fn feed_from_head_or_now_skips_earlier_events(log: Arc<dyn EventLog>) 
             vec![4, 5]
         );
         assert_feed_quiet(feed).await;
+    }
+}
+
+/// Appends racing on many games at once (Redis sends them as one batch):
+/// each caller learns its own game's outcome, a refused one writes nothing,
+/// and the others are stored as if they had been alone.
+pub async fn concurrent_appends_to_many_games_each_get_their_own_outcome(log: Arc<dyn EventLog>) {
+    const GAMES: usize = 24;
+    for g in 0..GAMES {
+        let game = format!("g{g}");
+        log.create_game(&game, b"h").await.unwrap();
+        log.append(&game, 0, 0, &payloads("base", 1)).await.unwrap();
+    }
+    log.acquire_lease("g3", "ref-a", Duration::from_secs(30))
+        .await
+        .unwrap();
+    let barrier = Arc::new(tokio::sync::Barrier::new(GAMES));
+    let tasks: Vec<_> = (0..GAMES)
+        .map(|g| {
+            let log = Arc::clone(&log);
+            let barrier = Arc::clone(&barrier);
+            tokio::spawn(async move {
+                barrier.wait().await;
+                // Every third game is appended with a stale seq; g3 with a
+                // stale fence (its lease made the fence 1).
+                let expected = if g % 3 == 1 { 0 } else { 1 };
+                let batch = payloads(&format!("g{g}"), 1 + g % 4);
+                (g, log.append(&format!("g{g}"), expected, 0, &batch).await)
+            })
+        })
+        .collect();
+    for t in tasks {
+        let (g, r) = t.await.unwrap();
+        let game = format!("g{g}");
+        let n = 1 + g % 4;
+        match (g, r) {
+            (3, Err(LogError::Fenced { current_fence: 1 })) => {}
+            (3, other) => panic!("g3's append must be fenced, got {other:?}"),
+            (g, Err(LogError::Conflict { actual_last_seq: 1 })) if g % 3 == 1 => {}
+            (g, Ok(a)) if g % 3 != 1 => {
+                assert_eq!((a.first_seq, a.last_seq), (2, 1 + n as u64), "{game}");
+            }
+            (_, other) => panic!("{game}: unexpected outcome {other:?}"),
+        }
+        let stored = log.read(&game, 1, 100).await.unwrap();
+        let written = if g % 3 == 1 || g == 3 { 0 } else { n };
+        assert_eq!(stored.len(), 1 + written, "{game}");
+        assert_eq!(log.last_seq(&game).await.unwrap(), 1 + written as u64);
+        for (i, e) in stored.iter().enumerate().skip(1) {
+            assert_eq!(e.seq, 1 + i as u64);
+            assert!(e.payload.starts_with(format!("g{g}-").as_bytes()), "{game}");
+        }
     }
 }
 

@@ -32,6 +32,7 @@ mod embedded;
 mod error;
 mod fanout;
 mod follow;
+mod redis_batch;
 mod redis_log;
 
 #[cfg(feature = "testing")]

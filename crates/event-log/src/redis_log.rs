@@ -10,6 +10,9 @@ use bytes::Bytes;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::streams::{StreamId, StreamRangeReply, StreamReadReply};
 use redis::{AsyncCommands, AsyncConnectionConfig, Script};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::redis_batch::{self, AppendRequest, BatchKeys};
 
 use crate::{
     ttl_millis, validate_game_id, validate_owner, Appended, EventLog, FeedCursor, FeedEntry,
@@ -66,6 +69,9 @@ pub struct RedisLog {
     client: redis::Client,
     conn: ConnectionManager,
     cfg: Arc<RedisLogConfig>,
+    /// To the group-commit task ([`crate::redis_batch`]) that sends every
+    /// append; it ends when the last clone is dropped.
+    appends: mpsc::UnboundedSender<AppendRequest>,
 }
 
 impl std::fmt::Debug for RedisLog {
@@ -119,30 +125,6 @@ redis.call('SET', KEYS[1], ARGV[2])
 redis.call('HSET', KEYS[2], 'last_seq', '0', 'fence', '0')
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1
-"#,
-    )
-});
-
-/// KEYS: state, events, feed. ARGV: game, expected_last_seq, fence,
-/// feed_maxlen, payload... Checks everything before the first write, so a
-/// rejected append writes nothing.
-static APPEND: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r#"
-local st = redis.call('HMGET', KEYS[1], 'last_seq', 'fence')
-if not st[1] then return {'unknown'} end
-if st[2] ~= ARGV[3] then return {'fenced', st[2]} end
-if st[1] ~= ARGV[2] then return {'conflict', st[1]} end
-local seq = tonumber(st[1])
-for i = 5, #ARGV do
-  seq = seq + 1
-  local s = string.format('%d', seq)
-  redis.call('XADD', KEYS[2], s .. '-0', 'p', ARGV[i])
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'g', ARGV[1], 's', s, 'p', ARGV[i])
-end
-local last = string.format('%d', seq)
-redis.call('HSET', KEYS[1], 'last_seq', last)
-return {'ok', last}
 "#,
     )
 });
@@ -289,10 +271,18 @@ impl RedisLog {
         }
         let conn = ConnectionManager::new_with_config(client.clone(), mcfg).await?;
         tracing::info!(prefix = %cfg.prefix, "connected redis event log");
+        let (appends, rx) = mpsc::unbounded_channel();
+        let keys = BatchKeys {
+            feed: cfg.feed_key(),
+            game_prefix: format!("{}:game:", cfg.prefix),
+            feed_maxlen: cfg.feed_maxlen.to_string(),
+        };
+        tokio::spawn(redis_batch::run(conn.clone(), keys, rx));
         Ok(RedisLog {
             client,
             conn,
             cfg: Arc::new(cfg),
+            appends,
         })
     }
 
@@ -356,36 +346,19 @@ impl EventLog for RedisLog {
         if payloads.is_empty() {
             return Err(LogError::InvalidArgument("empty append batch".into()));
         }
-        let mut inv = APPEND.prepare_invoke();
-        inv.key(self.cfg.state_key(game))
-            .key(self.cfg.events_key(game))
-            .key(self.cfg.feed_key())
-            .arg(game)
-            .arg(expected_last_seq.to_string())
-            .arg(fence.to_string())
-            .arg(self.cfg.feed_maxlen.to_string());
-        for p in payloads {
-            inv.arg(p.as_ref());
-        }
-        let reply = self.run(inv).await?;
-        match reply.as_slice() {
-            [s, last] if s == "ok" => {
-                let last_seq = parse_u64(last, "last_seq")?;
-                tracing::debug!(%game, first_seq = expected_last_seq + 1, last_seq, "appended");
-                Ok(Appended {
-                    first_seq: expected_last_seq + 1,
-                    last_seq,
-                })
-            }
-            [s, f] if s == "fenced" => Err(LogError::Fenced {
-                current_fence: parse_u64(f, "fence")?,
-            }),
-            [s, l] if s == "conflict" => Err(LogError::Conflict {
-                actual_last_seq: parse_u64(l, "last_seq")?,
-            }),
-            [s] if s == "unknown" => Err(LogError::UnknownGame(game.to_owned())),
-            other => Err(unexpected("append", other)),
-        }
+        let (reply, answer) = oneshot::channel();
+        self.appends
+            .send(AppendRequest {
+                game: game.to_owned(),
+                expected_last_seq,
+                fence,
+                payloads: payloads.to_vec(),
+                reply,
+            })
+            .map_err(|_| LogError::Task("the redis append task has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| LogError::Task("the redis append task has stopped".into()))?
     }
 
     async fn last_seq(&self, game: &str) -> Result<u64, LogError> {

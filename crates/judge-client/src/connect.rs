@@ -86,6 +86,10 @@ pub struct Referee {
     /// Index of the referee in use; moves on only when it fails, so a
     /// session stays with the referee that owns its game.
     current: usize,
+    /// The connection to the current referee, made on first use and shared
+    /// by every call (and every clone made after it) until a failure
+    /// rotates: one TCP connection and HTTP/2 handshake, not one per call.
+    channel: Option<Channel>,
 }
 
 impl Referee {
@@ -102,16 +106,34 @@ impl Referee {
             cfg,
             bearer,
             current: 0,
+            channel: None,
         })
     }
 
     /// After a failure: use the next referee in the list.
     pub fn rotate(&mut self) {
         self.current = (self.current + 1) % self.cfg.referees.len();
+        self.channel = None;
     }
 
-    /// Connects to the current referee.
+    /// A client of the current referee, on the connection already made to
+    /// it if there is one.
     pub async fn connect(&mut self) -> Result<Client, ClientError> {
+        let channel = match &self.channel {
+            Some(c) => c.clone(),
+            None => {
+                let c = self.open_channel().await?;
+                self.channel = Some(c.clone());
+                c
+            }
+        };
+        Ok(
+            RefereeClient::with_interceptor(channel, self.bearer.clone())
+                .max_decoding_message_size(16 * 1024 * 1024),
+        )
+    }
+
+    async fn open_channel(&self) -> Result<Channel, ClientError> {
         let url = self.cfg.referees[self.current % self.cfg.referees.len()].clone();
         let mut ep = Endpoint::from_shared(url.clone())
             .map_err(|_| ClientError::BadUrl(url.clone()))?
@@ -126,14 +148,9 @@ impl Referee {
                 .tls_config(tls)
                 .map_err(|e| ClientError::Unreachable(e.to_string()))?;
         }
-        let channel = ep
-            .connect()
+        ep.connect()
             .await
-            .map_err(|e| ClientError::Unreachable(format!("{url}: {e}")))?;
-        Ok(
-            RefereeClient::with_interceptor(channel, self.bearer.clone())
-                .max_decoding_message_size(16 * 1024 * 1024),
-        )
+            .map_err(|e| ClientError::Unreachable(format!("{url}: {e}")))
     }
 
     /// Runs `call` against the referees until it succeeds, fails for good, or

@@ -5,10 +5,9 @@ use mafia_record::{
     Accepted, GameState, Header, LoggedEvent, Refusal, Rejected, RulesRef, SeatEntry, FORMAT,
 };
 use mafia_rules::{
-    Audience, Code, Command, Deal, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatSet, Team,
-    Violation,
+    Audience, Code, Command, Deal, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatList, SeatSet,
+    Team, Violation,
 };
-use serde_json::json;
 
 /// A protocol message that does not describe a valid engine value.
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +16,8 @@ pub enum ConvertError {
     RuleSet(String),
     #[error("seat {0} is not 1..10")]
     Seat(u32),
+    #[error("seat {0} is listed twice")]
+    RepeatedSeat(u32),
     #[error("unknown role {0:?}")]
     Role(String),
     #[error("the request has no deal (cards or seed)")]
@@ -174,6 +175,12 @@ pub fn audience_to_proto(a: Audience) -> v1::Audience {
 /// An envelope (already filtered for its audience) as a protocol event.
 pub fn event_to_proto(env: &Envelope, client_seq: Option<u64>) -> v1::Event {
     let json = serde_json::to_string(&env.event).unwrap_or_default();
+    event_to_proto_encoded(env, client_seq, json)
+}
+
+/// As [`event_to_proto`], with the event's JSON already encoded (e.g. by
+/// `LoggedEvent::encode` for the log).
+pub fn event_to_proto_encoded(env: &Envelope, client_seq: Option<u64>, json: String) -> v1::Event {
     v1::Event {
         seq: u64::from(env.seq),
         cmd: env.cmd,
@@ -256,6 +263,23 @@ pub fn accepted_to_proto(a: &Accepted) -> v1::Accepted {
     }
 }
 
+/// As [`accepted_to_proto`], with `event_json[i]` the JSON of
+/// `a.events[i]`'s event (encoded once, for the log and the reply).
+pub fn accepted_to_proto_encoded(a: &Accepted, event_json: Vec<String>) -> v1::Accepted {
+    v1::Accepted {
+        client_seq: a.client_seq,
+        events: a
+            .events
+            .iter()
+            .zip(event_json)
+            .map(|(e, json)| event_to_proto_encoded(&e.envelope, e.client_seq, json))
+            .collect(),
+        state: a.state.as_ref().map(state_to_proto),
+        duplicate: a.duplicate,
+        replayed: a.replayed,
+    }
+}
+
 pub fn accepted_from_proto(a: &v1::Accepted) -> Result<Accepted, ConvertError> {
     Ok(Accepted {
         client_seq: a.client_seq,
@@ -315,44 +339,99 @@ pub fn command_from_json(s: &str) -> Result<Command, ConvertError> {
     serde_json::from_str(s).map_err(ConvertError::Command)
 }
 
-/// A typed protocol command as the engine's command; the engine's own
-/// deserializer checks seats (1..10, no repeats), as for JSON.
+/// A typed protocol command as the engine's command, built directly (no
+/// JSON in between); seats are checked as the engine's deserializer checks
+/// them for JSON (1..10, no seat listed twice).
 pub fn command_from_proto(c: &v1::Command) -> Result<Command, ConvertError> {
     use v1::command::Kind as K;
-    let seat = |ty: &str, a: &v1::SeatArg| json!({"type": ty, "seat": a.seat});
-    let v = match c.kind.as_ref().ok_or(ConvertError::NoCommand)? {
-        K::NextStep(_) => json!({"type": "next_step"}),
-        K::StartSpeech(a) => seat("start_speech", a),
-        K::EndSpeech(a) => json!({"type": "end_speech", "seat": a.seat, "timeout": a.timeout}),
-        K::Nominate(a) => json!({"type": "nominate", "by": a.by, "target": a.target}),
-        K::Withdraw(a) => json!({"type": "withdraw", "by": a.seat}),
-        K::Foul(a) => seat("foul", a),
-        K::TechnicalFoul(a) => seat("technical_foul", a),
-        K::Penalty(a) => {
-            let kind = match v1::PenaltyKind::try_from(a.kind) {
-                Ok(v1::PenaltyKind::Small) => "small",
-                Ok(v1::PenaltyKind::Big) => "big",
-                _ => return Err(ConvertError::NoPenaltyKind),
-            };
-            json!({"type": "penalty", "seat": a.seat, "kind": kind})
-        }
-        K::YellowCard(a) => seat("yellow_card", a),
-        K::Disqualify(a) => seat("disqualify", a),
-        K::OppositeTeamVictory(a) => seat("opposite_team_victory", a),
-        K::VoteCall(a) => json!({"type": "vote_call", "yes": a.seats}),
-        K::Vote(a) => json!({"type": "vote", "nominee": a.nominee, "hands": a.hands}),
-        K::Ballot(a) => json!({"type": "ballot", "voter": a.voter, "target": a.target}),
-        K::Lift(a) => json!({"type": "lift", "hands": a.seats}),
-        K::EndLastWords(a) => seat("end_last_words", a),
-        K::Shot(a) => json!({"type": "shot", "by": a.by, "target": a.target}),
-        K::DonCheck(a) => json!({"type": "don_check", "target": a.target}),
-        K::SheriffCheck(a) => json!({"type": "sheriff_check", "target": a.target}),
-        K::BeautyPick(a) => json!({"type": "beauty_pick", "target": a.target}),
-        K::BestMove(a) => json!({"type": "best_move", "seat": a.seat, "named": a.named}),
-        K::Undo(_) => json!({"type": "undo"}),
-        K::StartShooting(_) => json!({"type": "start_shooting"}),
+    let s = |n: u32| {
+        u8::try_from(n)
+            .ok()
+            .and_then(Seat::new)
+            .ok_or(ConvertError::Seat(n))
     };
-    serde_json::from_value(v).map_err(ConvertError::Command)
+    let opt = |t: Option<u32>| t.map(s).transpose();
+    let set = |ns: &[u32]| -> Result<SeatSet, ConvertError> {
+        let mut out = SeatSet::EMPTY;
+        for &n in ns {
+            let seat = s(n)?;
+            if out.contains(seat) {
+                return Err(ConvertError::RepeatedSeat(n));
+            }
+            out.insert(seat);
+        }
+        Ok(out)
+    };
+    Ok(match c.kind.as_ref().ok_or(ConvertError::NoCommand)? {
+        K::NextStep(_) => Command::NextStep,
+        K::StartSpeech(a) => Command::StartSpeech { seat: s(a.seat)? },
+        K::EndSpeech(a) => Command::EndSpeech {
+            seat: s(a.seat)?,
+            timeout: a.timeout,
+        },
+        K::Nominate(a) => Command::Nominate {
+            by: s(a.by)?,
+            target: s(a.target)?,
+        },
+        K::Withdraw(a) => Command::Withdraw { by: s(a.seat)? },
+        K::Foul(a) => Command::Foul { seat: s(a.seat)? },
+        K::TechnicalFoul(a) => Command::TechnicalFoul { seat: s(a.seat)? },
+        K::Penalty(a) => Command::Penalty {
+            seat: s(a.seat)?,
+            kind: match v1::PenaltyKind::try_from(a.kind) {
+                Ok(v1::PenaltyKind::Small) => PenaltyKind::Small,
+                Ok(v1::PenaltyKind::Big) => PenaltyKind::Big,
+                _ => return Err(ConvertError::NoPenaltyKind),
+            },
+        },
+        K::YellowCard(a) => Command::YellowCard { seat: s(a.seat)? },
+        K::Disqualify(a) => Command::Disqualify { seat: s(a.seat)? },
+        K::OppositeTeamVictory(a) => Command::OppositeTeamVictory { seat: s(a.seat)? },
+        K::VoteCall(a) => Command::VoteCall {
+            yes: set(&a.seats)?,
+        },
+        K::Vote(a) => Command::Vote {
+            nominee: s(a.nominee)?,
+            hands: set(&a.hands)?,
+        },
+        K::Ballot(a) => Command::Ballot {
+            voter: s(a.voter)?,
+            target: opt(a.target)?,
+        },
+        K::Lift(a) => Command::Lift {
+            hands: set(&a.seats)?,
+        },
+        K::EndLastWords(a) => Command::EndLastWords { seat: s(a.seat)? },
+        K::Shot(a) => Command::Shot {
+            by: s(a.by)?,
+            target: opt(a.target)?,
+        },
+        K::DonCheck(a) => Command::DonCheck {
+            target: opt(a.target)?,
+        },
+        K::SheriffCheck(a) => Command::SheriffCheck {
+            target: opt(a.target)?,
+        },
+        K::BeautyPick(a) => Command::BeautyPick {
+            target: opt(a.target)?,
+        },
+        K::BestMove(a) => {
+            let mut named = SeatList::EMPTY;
+            for &n in &a.named {
+                let seat = s(n)?;
+                if named.contains(seat) {
+                    return Err(ConvertError::RepeatedSeat(n));
+                }
+                named.push(seat);
+            }
+            Command::BestMove {
+                seat: s(a.seat)?,
+                named,
+            }
+        }
+        K::Undo(_) => Command::Undo,
+        K::StartShooting(_) => Command::StartShooting,
+    })
 }
 
 /// The engine's command as a typed protocol command.
@@ -547,7 +626,14 @@ mod tests {
         };
         assert!(matches!(
             command_from_proto(&c),
-            Err(ConvertError::Command(_))
+            Err(ConvertError::Seat(11))
+        ));
+        let twice = v1::Command {
+            kind: Some(v1::command::Kind::VoteCall(v1::Seats { seats: vec![3, 3] })),
+        };
+        assert!(matches!(
+            command_from_proto(&twice),
+            Err(ConvertError::RepeatedSeat(3))
         ));
         assert!(matches!(
             command_from_proto(&v1::Command::default()),

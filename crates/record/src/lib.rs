@@ -11,7 +11,7 @@ pub mod report;
 
 pub use game_id::{GameId, GameIdError, StageId, TournamentId};
 pub use header::{Header, HeaderError, RulesRef, SeatEntry, FORMAT};
-pub use logged::LoggedEvent;
+pub use logged::{Encoded, LoggedEvent};
 pub use protocol::Protocol;
 pub use record::{
     parse, replay, write, CommandLine, LineViolation, Record, RecordError, RecordErrorKind,

@@ -2,6 +2,7 @@
 
 use mafia_rules::Envelope;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// One event as the referee stores and publishes it: the engine's envelope
 /// and the judge client's sequence number of the command that produced it
@@ -13,4 +14,104 @@ pub struct LoggedEvent {
     pub client_seq: Option<u64>,
     #[serde(flatten)]
     pub envelope: Envelope,
+}
+
+/// A [`LoggedEvent`] as stored, and where its event's own JSON sits in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The stored JSON object (the same bytes `serde_json::to_vec` writes).
+    pub json: Vec<u8>,
+    /// The byte range of the `event` field's value within `json`.
+    pub event: Range<usize>,
+}
+
+impl Encoded {
+    /// The event's own JSON (as `serde_json::to_string(&envelope.event)`).
+    pub fn event_json(&self) -> &str {
+        // Both ends are at JSON token boundaries of text serde wrote.
+        std::str::from_utf8(&self.json[self.event.clone()]).unwrap_or_default()
+    }
+}
+
+impl LoggedEvent {
+    /// Encodes the stored form once, so the referee can store it and reply
+    /// with the event's JSON without serializing the event twice. The
+    /// envelope's numbers are written by hand: serde's `flatten` would
+    /// buffer them through a map.
+    pub fn encode(&self) -> Encoded {
+        // Integers through serde_json (its itoa), not `write!`'s formatter.
+        fn int<T: Serialize>(json: &mut Vec<u8>, key: &[u8], n: T) {
+            json.extend_from_slice(key);
+            serde_json::to_writer(&mut *json, &n).expect("integers serialize");
+        }
+        let mut json = Vec::with_capacity(160);
+        json.push(b'{');
+        let e = &self.envelope;
+        if let Some(k) = self.client_seq {
+            int(&mut json, b"\"client_seq\":", k);
+            int(&mut json, b",\"seq\":", e.seq);
+        } else {
+            int(&mut json, b"\"seq\":", e.seq);
+        }
+        int(&mut json, b",\"cmd\":", e.cmd);
+        int(&mut json, b",\"at\":", e.at);
+        json.extend_from_slice(b",\"event\":");
+        let start = json.len();
+        serde_json::to_writer(&mut json, &e.event).expect("events serialize");
+        let end = json.len();
+        json.push(b'}');
+        Encoded {
+            json,
+            event: start..end,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mafia_rules::sim::{random_command, Temper};
+    use mafia_rules::{Deal, Game, RuleSet, RuleSetId, Setup};
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_encoded_form_is_what_serde_writes() {
+        let setup = Setup::new(
+            RuleSet::preset(RuleSetId::Rfm),
+            mafia_rules::sim::default_players(),
+            Deal::Seed(5),
+        )
+        .unwrap();
+        let (mut game, opening) = Game::new(setup, 1);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let temper = Temper::draw(&mut rng);
+        let mut all: Vec<LoggedEvent> = opening
+            .into_iter()
+            .map(|envelope| LoggedEvent {
+                client_seq: None,
+                envelope,
+            })
+            .collect();
+        let mut k = 0;
+        while let Some(cmd) = random_command(&game, &temper, &mut rng) {
+            k += 1;
+            for envelope in game.apply(&cmd, 1 + k as i64 * 1000).unwrap() {
+                all.push(LoggedEvent {
+                    client_seq: Some(k),
+                    envelope,
+                });
+            }
+        }
+        assert!(all.len() > 50);
+        for e in all {
+            let enc = e.encode();
+            assert_eq!(enc.json, serde_json::to_vec(&e).unwrap());
+            assert_eq!(
+                enc.event_json(),
+                serde_json::to_string(&e.envelope.event).unwrap()
+            );
+            let back: LoggedEvent = serde_json::from_slice(&enc.json).unwrap();
+            assert_eq!(back, e);
+        }
+    }
 }

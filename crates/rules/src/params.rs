@@ -585,6 +585,11 @@ impl RuleSet {
     /// shaped like `Params`, merged field by field (nested objects merge,
     /// anything else replaces).
     pub fn with_overrides(id: RuleSetId, overrides: &Value) -> Result<RuleSet, BadOverrides> {
+        // No overrides (every header of a preset game): the preset itself,
+        // without the JSON round trip below.
+        if overrides.is_null() || overrides.as_object().is_some_and(|o| o.is_empty()) {
+            return Ok(RuleSet::preset(id));
+        }
         let mut base = serde_json::to_value(Params::preset(id)).expect("params serialize");
         if !overrides.is_null() {
             if !overrides.is_object() {

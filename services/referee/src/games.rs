@@ -135,7 +135,13 @@ pub fn is_final(e: &Event) -> bool {
 
 /// The outcome of one submitted command.
 pub enum Outcome {
-    Accepted(Accepted),
+    /// With each event's JSON when it was just encoded for the log
+    /// (`event_json[i]` is `accepted.events[i]`'s), so the reply does not
+    /// encode it again; empty for an ack of an earlier command.
+    Accepted {
+        accepted: Accepted,
+        event_json: Vec<String>,
+    },
     Rejected(Rejected),
     /// The client skipped sequence numbers: a client bug, ends the stream.
     Gap {
@@ -341,10 +347,21 @@ impl Games {
     ) -> Result<(), LogError> {
         let payloads: Vec<Bytes> = events
             .iter()
-            .map(|e| Bytes::from(serde_json::to_vec(e).expect("events serialize")))
+            .map(|e| Bytes::from(e.encode().json))
             .collect();
+        self.append_payloads(key, expected_last, fence, &payloads)
+            .await
+    }
+
+    async fn append_payloads(
+        &self,
+        key: &str,
+        expected_last: u64,
+        fence: u64,
+        payloads: &[Bytes],
+    ) -> Result<(), LogError> {
         let t = Instant::now();
-        let r = self.log.append(key, expected_last, fence, &payloads).await;
+        let r = self.log.append(key, expected_last, fence, payloads).await;
         self.metrics.append_latency(t.elapsed());
         r.map(|_| ())
     }
@@ -382,12 +399,10 @@ impl Games {
         let last = slot.last_client_seq();
         if client_seq <= last {
             self.metrics.duplicate();
-            return Ok(Outcome::Accepted(slot.ack_again(
-                client_seq,
-                true,
-                false,
-                !omit_state,
-            )));
+            return Ok(Outcome::Accepted {
+                accepted: slot.ack_again(client_seq, true, false, !omit_state),
+                event_json: Vec::new(),
+            });
         }
         if client_seq != last + 1 {
             return Ok(Outcome::Gap {
@@ -396,9 +411,11 @@ impl Games {
             });
         }
         let at = if at == 0 { now_ms() } else { at };
-        // Applied to a copy, so a failed append leaves the game as stored.
-        let mut next = slot.game.clone();
-        let envelopes = match next.apply(cmd, at) {
+        let expected = u64::from(slot.game.seq());
+        // Applied in place: a refused command changes nothing (the engine's
+        // contract), and a failed append drops the game below, so the next
+        // call reloads it as stored.
+        let envelopes = match slot.game.apply(cmd, at) {
             Ok(e) => e,
             Err(v) => {
                 self.metrics.rejected(v.code.as_str());
@@ -415,13 +432,26 @@ impl Games {
                 envelope,
             })
             .collect();
+        // Each event encoded once: the stored payload, and its event's JSON
+        // for the reply.
+        let mut event_json = Vec::with_capacity(logged.len());
+        let payloads: Vec<Bytes> = logged
+            .iter()
+            .map(|e| {
+                let enc = e.encode();
+                event_json.push(enc.event_json().to_owned());
+                Bytes::from(enc.json)
+            })
+            .collect();
         if logged.is_empty() {
             // The engine emits at least one event per accepted command; if it
             // ever did not, nothing could record the client_seq durably.
             tracing::warn!(game = %game_id, client_seq, "accepted command produced no events");
         } else {
-            let expected = u64::from(slot.game.seq());
-            if let Err(e) = self.append(&slot.key, expected, slot.fence, &logged).await {
+            if let Err(e) = self
+                .append_payloads(&slot.key, expected, slot.fence, &payloads)
+                .await
+            {
                 tracing::warn!(game = %game_id, error = %e, "append failed; dropping the game");
                 // Whatever happened, the stored history is the truth: reload
                 // it (under a fresh lease) on the next call.
@@ -435,7 +465,6 @@ impl Games {
                 });
             }
         }
-        slot.game = next;
         let at_idx = slot.events.len() as u32;
         for e in logged {
             slot.record(e);
@@ -456,7 +485,10 @@ impl Games {
                 tracing::debug!(game = %game_id, error = %e, "lease release failed");
             }
         }
-        Ok(Outcome::Accepted(reply))
+        Ok(Outcome::Accepted {
+            accepted: reply,
+            event_json,
+        })
     }
 
     fn forget_slot(&self, game_id: &GameId) {

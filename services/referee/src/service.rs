@@ -16,6 +16,7 @@ use mafia_proto::v1::{self, judge_command::Kind, referee_server::Referee};
 use mafia_record::{GameId, Refusal, Rejected};
 use mafia_rules::view::events_for;
 use mafia_rules::Audience;
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -61,73 +62,99 @@ fn shutting_down() -> Status {
     Status::unavailable("referee shutting down; reconnect and attach again")
 }
 
-impl Shared {
-    fn authenticate(&self, meta: &tonic::metadata::MetadataMap) -> Result<Caller, Status> {
-        auth::authenticate(&self.tokens, meta)
-    }
+/// One Judge stream, served as the response stream itself (no task and
+/// no channel of its own): each reply is computed when the transport asks
+/// for the next one, so a command is read only after the previous reply
+/// was taken. Attach first, then Submits.
+struct JudgeStream {
+    shared: Arc<Shared>,
+    inbound: Streaming<v1::JudgeCommand>,
+    shutdown: watch::Receiver<bool>,
+    /// Until the Attach is checked.
+    caller: Option<Caller>,
+    /// The attached game and its `omit_state`.
+    game: Option<(GameId, bool)>,
+    /// Replies due before the next command is read (the attach's).
+    queued: VecDeque<v1::RefereeReply>,
+    /// The stream's error was sent: nothing more.
+    done: bool,
+    _gauge: Gauge,
+    /// Shutdown waits until every stream is gone.
+    _alive: mpsc::Sender<()>,
+}
 
-    async fn run_judge(
-        self: Arc<Self>,
-        inbound: Streaming<v1::JudgeCommand>,
-        tx: mpsc::Sender<Result<v1::RefereeReply, Status>>,
-        caller: Caller,
-    ) {
-        self.metrics.judges(1);
-        let _gauge = Gauge(self.metrics.clone());
-        // Every way the stream ends with an error goes through here once, so
-        // the judge always learns why (a decode error is OUT_OF_RANGE, not OK).
-        if let Err(status) = self.judge_stream(inbound, &tx, caller).await {
-            let _ = tx.send(Err(status)).await;
+type JudgeItem = Result<v1::RefereeReply, Status>;
+
+impl JudgeStream {
+    /// The next reply; every way the stream ends with an error goes
+    /// through here once, so the judge always learns why (a decode error
+    /// is OUT_OF_RANGE, not OK). `None` when the client closed its side.
+    /// Boxed: the stream's state moves in and out of every step, so it
+    /// moves as a pointer.
+    async fn next(mut self: Box<Self>) -> Option<(JudgeItem, Box<Self>)> {
+        if let Some(r) = self.queued.pop_front() {
+            return Some((Ok(r), self));
+        }
+        if self.done {
+            return None;
+        }
+        match self.step().await {
+            Ok(Some(r)) => Some((Ok(r), self)),
+            Ok(None) => None,
+            Err(status) => {
+                self.done = true;
+                Some((Err(status), self))
+            }
         }
     }
 
-    /// Serves one Judge stream: Attach, then Submits. `Ok` when the client
-    /// or the reply channel went away.
-    async fn judge_stream(
-        &self,
-        mut inbound: Streaming<v1::JudgeCommand>,
-        tx: &mpsc::Sender<Result<v1::RefereeReply, Status>>,
-        caller: Caller,
-    ) -> Result<(), Status> {
-        let mut shutdown = self.shutdown.clone();
-        let attach = match next_command(&mut inbound, &mut shutdown).await? {
+    async fn step(&mut self) -> Result<Option<v1::RefereeReply>, Status> {
+        let Some((game_id, omit_state)) = &self.game else {
+            return self.attach().await;
+        };
+        let submit = match next_command(&mut self.inbound, &mut self.shutdown).await? {
+            Some(Some(Kind::Submit(s))) => s,
+            Some(_) => {
+                return Err(Status::failed_precondition(
+                    "only Submit may follow Attach on a Judge stream",
+                ))
+            }
+            None => return Ok(None),
+        };
+        self.shared
+            .handle_submit(game_id, submit, *omit_state)
+            .await
+            .map(Some)
+    }
+
+    async fn attach(&mut self) -> Result<Option<v1::RefereeReply>, Status> {
+        let attach = match next_command(&mut self.inbound, &mut self.shutdown).await? {
             Some(Some(Kind::Attach(a))) => a,
             Some(_) => {
                 return Err(Status::failed_precondition(
                     "the first message of a Judge stream must be Attach",
                 ))
             }
-            None => return Ok(()),
+            None => return Ok(None),
         };
         let omit_state = attach.omit_state;
         let game_id = parse_game_id(&attach.game_id)?;
+        let caller = self.caller.take().expect("attach runs once");
         caller.may_judge(&game_id).map_err(auth::status)?;
         let (state, missed) = self
+            .shared
             .games
             .attach(&game_id, attach.last_acked_seq, omit_state)
             .await?;
-        let replies =
-            std::iter::once(reply::attached(&state)).chain(missed.iter().map(reply::accepted));
-        for r in replies {
-            if tx.send(Ok(r)).await.is_err() {
-                return Ok(());
-            }
-        }
-        loop {
-            let submit = match next_command(&mut inbound, &mut shutdown).await? {
-                Some(Some(Kind::Submit(s))) => s,
-                Some(_) => {
-                    return Err(Status::failed_precondition(
-                        "only Submit may follow Attach on a Judge stream",
-                    ))
-                }
-                None => return Ok(()),
-            };
-            let reply = self.handle_submit(&game_id, submit, omit_state).await?;
-            if tx.send(Ok(reply)).await.is_err() {
-                return Ok(());
-            }
-        }
+        self.queued.extend(missed.iter().map(reply::accepted));
+        self.game = Some((game_id, omit_state));
+        Ok(Some(reply::attached(&state)))
+    }
+}
+
+impl Shared {
+    fn authenticate(&self, meta: &tonic::metadata::MetadataMap) -> Result<Caller, Status> {
+        auth::authenticate(&self.tokens, meta)
     }
 
     async fn handle_submit(
@@ -165,7 +192,10 @@ impl Shared {
             .submit(game_id, s.client_seq, s.at, &cmd, omit_state)
             .await?
         {
-            Outcome::Accepted(a) => Ok(reply::accepted(&a)),
+            Outcome::Accepted {
+                accepted,
+                event_json,
+            } => Ok(reply::accepted_encoded(&accepted, event_json)),
             Outcome::Rejected(r) => Ok(reply::rejected(&r)),
             Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(
                 "sequence gap: expected client_seq {expected}, got {got}"
@@ -334,15 +364,22 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let inbound = request.into_inner();
-        let (tx, rx) = mpsc::channel(REPLY_BUFFER);
-        let shared = self.shared.clone();
-        let alive = self.shared.alive.clone();
-        tokio::spawn(async move {
-            shared.run_judge(inbound, tx, caller).await;
-            drop(alive);
+        self.shared.metrics.judges(1);
+        let stream = Box::new(JudgeStream {
+            shared: self.shared.clone(),
+            inbound: request.into_inner(),
+            shutdown: self.shared.shutdown.clone(),
+            caller: Some(caller),
+            game: None,
+            queued: VecDeque::new(),
+            done: false,
+            _gauge: Gauge(self.shared.metrics.clone()),
+            _alive: self.shared.alive.clone(),
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(Box::pin(futures::stream::unfold(
+            stream,
+            JudgeStream::next,
+        ))))
     }
 
     async fn get_game(

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 
 const TOKEN: &str = "bench-chief-token";
 
-// The same allocator as the referee, so the load tool costs as little of
-// the shared two cores as it can.
+// mimalloc for the load tool only, so it costs as little of the shared two
+// cores as it can. The services keep the system allocator: with mimalloc
+// the referee on Redis used 6–20 % less CPU per command but 40 % more
+// memory per table, and on the embedded store (the default) up to twice
+// the CPU and 5–7× the memory (issue 15; figures in the commit log).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -44,8 +47,17 @@ struct Killed(Vec<Child>);
 
 impl Drop for Killed {
     fn drop(&mut self) {
-        // Newest first: the referee before the Redis it uses.
+        // Newest first: the referee before the Redis it uses. SIGTERM
+        // first, so a referee run under a profiler (`--referee-bin` a
+        // wrapper) exits cleanly and writes its profile.
         for c in self.0.iter_mut().rev() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &c.id().to_string()])
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < deadline && matches!(c.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -153,6 +165,75 @@ fn header(tournament: &str, table: u32) -> Header {
     Header::simulated(RuleSetId::Rfm, &id, u64::from(table))
 }
 
+/// Peak RSS of `pid` while `work` runs, sampled every 50 ms.
+async fn with_peak_rss<T>(
+    pid: u32,
+    work: impl std::future::Future<Output = T>,
+) -> anyhow::Result<(T, u64)> {
+    let mut peak = rss_kib(pid)?;
+    let mut tick = tokio::time::interval(Duration::from_millis(50));
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            out = &mut work => return Ok((out, peak.max(rss_kib(pid)?))),
+            _ = tick.tick() => peak = peak.max(rss_kib(pid)?),
+        }
+    }
+}
+
+/// The `q` quantile (0..=1) of `samples`, in milliseconds.
+fn quantile_ms(samples: &mut [Duration], q: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort_unstable();
+    let i = ((samples.len() - 1) as f64 * q).round() as usize;
+    samples[i].as_secs_f64() * 1e3
+}
+
+fn client_for(url: String) -> anyhow::Result<Referee> {
+    let mut cfg = ClientConfig::new(vec![url], TOKEN);
+    cfg.retry_budget = Duration::from_secs(30);
+    // The load never reads the state: acks carry events only.
+    cfg.omit_state = true;
+    Ok(Referee::new(cfg)?)
+}
+
+/// Opens `games` games one after another on one connection: memory per
+/// open game, and the latency of a unary call.
+async fn open_games(
+    backend: &str,
+    client: &Referee,
+    pid: u32,
+    games: u32,
+    run_id: u64,
+) -> anyhow::Result<()> {
+    let before = rss_kib(pid)?;
+    let mut c = client.clone();
+    let mut grpc = c.connect().await?;
+    let mut took = Vec::with_capacity(games as usize);
+    for t in 1..=games {
+        let req = request_from_header(&header(&format!("mem-{run_id}"), t), 1);
+        let started = Instant::now();
+        grpc.open_game(req).await?;
+        took.push(started.elapsed());
+    }
+    let after = rss_kib(pid)?;
+    println!(
+        "{backend}.kib_per_game: {:.1} KiB",
+        after.saturating_sub(before) as f64 / f64::from(games.max(1))
+    );
+    println!(
+        "{backend}.unary_rpc_p50_ms: {:.2} ms",
+        quantile_ms(&mut took, 0.5)
+    );
+    println!(
+        "{backend}.unary_rpc_p99_ms: {:.2} ms",
+        quantile_ms(&mut took, 0.99)
+    );
+    Ok(())
+}
+
 async fn run(args: Args) -> anyhow::Result<()> {
     let bin = match args.referee_bin.clone() {
         Some(b) => b,
@@ -166,81 +247,99 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .as_secs();
     for backend in &args.backends {
         let dir = tempfile::tempdir()?;
-        let mut procs = Killed(Vec::new());
+        // Redis outlives the referees; each table count gets a fresh
+        // referee, so its memory per table is not hidden by what the
+        // previous count left allocated.
+        let mut redis_procs = Killed(Vec::new());
         let mut redis_pid = None;
-        let store: Vec<String> = match backend.as_str() {
+        let store = |n: u32| -> Vec<String> {
+            match backend.as_str() {
+                "embedded" => vec![
+                    "--store".into(),
+                    "embedded".into(),
+                    "--db".into(),
+                    dir.path()
+                        .join(format!("bench-{n}.redb"))
+                        .display()
+                        .to_string(),
+                ],
+                _ => Vec::new(),
+            }
+        };
+        let mut redis_args = Vec::new();
+        match backend.as_str() {
             "redis" => {
-                let (url, pid) = redis(dir.path(), &mut procs)?;
+                let (url, pid) = redis(dir.path(), &mut redis_procs)?;
                 redis_pid = pid;
-                vec![
+                redis_args = vec![
                     "--store".into(),
                     "redis".into(),
                     "--redis-url".into(),
                     url,
                     "--redis-prefix".into(),
                     format!("bench-{run_id}"),
-                ]
+                ];
             }
-            "embedded" => vec![
-                "--store".into(),
-                "embedded".into(),
-                "--db".into(),
-                dir.path().join("bench.redb").display().to_string(),
-            ],
+            "embedded" => {}
             other => bail!("unknown backend {other}"),
-        };
-        let (url, pid) = referee(&bin, &store, &mut procs)?;
-        let mut cfg = ClientConfig::new(vec![url], TOKEN);
-        cfg.retry_budget = Duration::from_secs(30);
-        // The load never reads the state: acks carry events only.
-        cfg.omit_state = true;
-        let client = Referee::new(cfg)?;
-
-        // Memory: open games (each loaded and leased) and divide the growth.
-        let before = rss_kib(pid)?;
-        let mut c = client.clone();
-        let mut grpc = c.connect().await?;
-        for t in 1..=args.memory_games {
-            let req = request_from_header(&header(&format!("mem-{run_id}"), t), 1);
-            grpc.open_game(req).await?;
         }
-        let after = rss_kib(pid)?;
-        println!(
-            "{backend}.kib_per_game: {:.1} KiB",
-            after.saturating_sub(before) as f64 / f64::from(args.memory_games)
-        );
+        let args_for = |n: u32| -> Vec<String> {
+            if redis_args.is_empty() {
+                store(n)
+            } else {
+                redis_args.clone()
+            }
+        };
+
+        {
+            let mut procs = Killed(Vec::new());
+            let (url, pid) = referee(&bin, &args_for(0), &mut procs)?;
+            open_games(backend, &client_for(url)?, pid, args.memory_games, run_id).await?;
+        }
 
         for &n in &args.tables {
+            let mut procs = Killed(Vec::new());
+            let (url, pid) = referee(&bin, &args_for(n), &mut procs)?;
+            let client = client_for(url)?;
             let mut sim = SimConfig::new(n, run_id ^ u64::from(n));
             sim.tournament = format!("bench-{backend}-{run_id}-{n}").parse()?;
             sim.games_per_table = u32::MAX;
             sim.run_for = Some(Duration::from_secs(args.secs));
+            let rss_before = rss_kib(pid)?;
             let started = Instant::now();
             let cpu_before = cpu_ms(pid)?;
             let me = std::process::id();
             let me_before = cpu_ms(me)?;
             let redis_before = redis_pid.map(cpu_ms).transpose()?;
-            let mut report = simulate_tables(client.clone(), sim).await?;
+            let (report, rss_peak) = with_peak_rss(pid, simulate_tables(client, sim)).await?;
+            let mut report = report?;
             let secs = started.elapsed().as_secs_f64();
             let cpu = cpu_ms(pid)?.saturating_sub(cpu_before);
+            let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
+            let redis_cpu = match (redis_pid, redis_before) {
+                (Some(rp), Some(before)) => Some(cpu_ms(rp)?.saturating_sub(before)),
+                _ => None,
+            };
             let per_cmd = |ms: u64| ms as f64 * 1000.0 / report.commands.max(1) as f64;
-            println!(
-                "{backend}.load_tool_cpu_us_per_cmd@{n}: {:.0} us",
-                per_cmd(cpu_ms(me)?.saturating_sub(me_before))
-            );
-            if let (Some(rp), Some(before)) = (redis_pid, redis_before) {
-                println!(
-                    "{backend}.redis_cpu_us_per_cmd@{n}: {:.0} us",
-                    per_cmd(cpu_ms(rp)?.saturating_sub(before))
-                );
-            }
+            println!("{backend}.commands@{n}: {} cmd", report.commands);
             println!(
                 "{backend}.cmds_per_sec@{n}: {:.0} cmd/s",
                 report.commands as f64 / secs
             );
             println!(
-                "{backend}.referee_cpu_us_per_cmd@{n}: {:.0} us",
-                cpu as f64 * 1000.0 / report.commands.max(1) as f64
+                "{backend}.referee_cpu_us_per_cmd@{n}: {:.1} us",
+                per_cmd(cpu)
+            );
+            if let Some(rc) = redis_cpu {
+                println!("{backend}.redis_cpu_us_per_cmd@{n}: {:.1} us", per_cmd(rc));
+            }
+            println!(
+                "{backend}.load_tool_cpu_us_per_cmd@{n}: {:.1} us",
+                per_cmd(me_cpu)
+            );
+            println!(
+                "{backend}.kib_per_table@{n}: {:.1} KiB",
+                rss_peak.saturating_sub(rss_before) as f64 / f64::from(n.max(1))
             );
             for (name, q) in [
                 ("ack_p50_ms", 0.5),
@@ -253,7 +352,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
         }
-        drop(procs);
+        drop(redis_procs);
     }
     Ok(())
 }

@@ -1,0 +1,227 @@
+//! Group commit for [`RedisLog::append`](crate::RedisLog): appends that
+//! arrive while a batch is at the server go out together as one call of a
+//! multi-game script, built in a reused command buffer from precomputed key
+//! prefixes. Each caller is answered with its own game's outcome, only after
+//! the server replied for the batch, so nothing is acknowledged before it
+//! is stored (the durability contract is the server's, as before).
+
+use std::fmt::Write;
+use std::sync::LazyLock;
+
+use bytes::Bytes;
+use redis::aio::ConnectionManager;
+use redis::{Cmd, ErrorKind, Script, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::{Appended, LogError};
+
+/// Most payloads in one script call: bounds how long one call holds the
+/// (single-threaded) server.
+const MAX_BATCH_PAYLOADS: usize = 2048;
+
+/// KEYS: feed, then per game its state and events. ARGV: feed_maxlen, then
+/// per game: game, expected_last_seq, fence, payload count, payloads. Each
+/// game is checked before its first write, so a rejected append writes
+/// nothing, and games are independent: one game's refusal leaves the others
+/// of the batch as they would be alone. Returns one reply per game, as the
+/// single-game script did (`{'ok', last}`, `{'fenced', f}`, …).
+static APPEND_MANY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local out = {}
+local a, k, g = 2, 2, 0
+while a <= #ARGV do
+  g = g + 1
+  local n = tonumber(ARGV[a + 3])
+  local st = redis.call('HMGET', KEYS[k], 'last_seq', 'fence')
+  if not st[1] then out[g] = {'unknown'}
+  elseif st[2] ~= ARGV[a + 2] then out[g] = {'fenced', st[2]}
+  elseif st[1] ~= ARGV[a + 1] then out[g] = {'conflict', st[1]}
+  else
+    local seq = tonumber(st[1])
+    for i = a + 4, a + 3 + n do
+      seq = seq + 1
+      local s = string.format('%d', seq)
+      redis.call('XADD', KEYS[k + 1], s .. '-0', 'p', ARGV[i])
+      redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'g', ARGV[a], 's', s, 'p', ARGV[i])
+    end
+    local last = string.format('%d', seq)
+    redis.call('HSET', KEYS[k], 'last_seq', last)
+    out[g] = {'ok', last}
+  end
+  a = a + 4 + n
+  k = k + 2
+end
+return out
+"#,
+    )
+});
+
+/// One caller's append, waiting for its batch.
+pub(crate) struct AppendRequest {
+    pub game: String,
+    pub expected_last_seq: u64,
+    pub fence: u64,
+    pub payloads: Vec<Bytes>,
+    pub reply: oneshot::Sender<Result<Appended, LogError>>,
+}
+
+/// Key names of the batch task, formatted once.
+pub(crate) struct BatchKeys {
+    /// `{prefix}:feed`
+    pub feed: String,
+    /// `{prefix}:game:`
+    pub game_prefix: String,
+    pub feed_maxlen: String,
+}
+
+/// Runs until every sender is gone: takes whatever appends are waiting,
+/// sends them as one script call, answers each.
+pub(crate) async fn run(
+    mut conn: ConnectionManager,
+    keys: BatchKeys,
+    mut rx: mpsc::UnboundedReceiver<AppendRequest>,
+) {
+    let mut batch: Vec<AppendRequest> = Vec::new();
+    let mut cmd = Cmd::new();
+    let mut key = String::new();
+    let mut num = String::new();
+    while let Some(first) = rx.recv().await {
+        let mut payloads = first.payloads.len();
+        batch.push(first);
+        while payloads < MAX_BATCH_PAYLOADS {
+            match rx.try_recv() {
+                Ok(r) => {
+                    payloads += r.payloads.len();
+                    batch.push(r);
+                }
+                Err(_) => break,
+            }
+        }
+        cmd.clear();
+        cmd.arg("EVALSHA")
+            .arg(APPEND_MANY.get_hash())
+            .arg(1 + 2 * batch.len())
+            .arg(keys.feed.as_bytes());
+        for r in &batch {
+            for suffix in [":state", ":events"] {
+                key.clear();
+                key.push_str(&keys.game_prefix);
+                key.push_str(&r.game);
+                key.push_str(suffix);
+                cmd.arg(key.as_bytes());
+            }
+        }
+        cmd.arg(keys.feed_maxlen.as_bytes());
+        for r in &batch {
+            cmd.arg(r.game.as_bytes());
+            for n in [r.expected_last_seq, r.fence, r.payloads.len() as u64] {
+                // Decimal strings: the script compares them as text (Lua
+                // numbers are doubles).
+                num.clear();
+                let _ = write!(num, "{n}");
+                cmd.arg(num.as_bytes());
+            }
+            for p in &r.payloads {
+                cmd.arg(p.as_ref());
+            }
+        }
+        let replies = send(&mut conn, &cmd).await;
+        answer(&mut batch, replies);
+    }
+}
+
+async fn send(conn: &mut ConnectionManager, cmd: &Cmd) -> Result<Value, LogError> {
+    // A server error (e.g. a script error) arrives as a value: made an error.
+    let once = |v: redis::RedisResult<Value>| v.and_then(Value::extract_error);
+    match once(conn.send_packed_command(cmd).await) {
+        // The server does not know the script yet (first call, restart,
+        // SCRIPT FLUSH): nothing ran; load it and send again.
+        Err(e) if e.kind() == ErrorKind::NoScriptError => {
+            APPEND_MANY.load_async(conn).await?;
+            Ok(once(conn.send_packed_command(cmd).await)?)
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Hands each caller its game's reply (or the batch's error: its outcome is
+/// then unknown, as for any failed write).
+fn answer(batch: &mut Vec<AppendRequest>, replies: Result<Value, LogError>) {
+    match replies {
+        Ok(Value::Array(items)) if items.len() == batch.len() => {
+            for (r, item) in batch.drain(..).zip(items) {
+                let out = outcome(&r, &item);
+                let _ = r.reply.send(out);
+            }
+        }
+        Ok(other) => {
+            let why = format!("unexpected append script reply {other:?}");
+            for r in batch.drain(..) {
+                let _ = r.reply.send(Err(LogError::Corrupt(why.clone())));
+            }
+        }
+        Err(e) => {
+            for r in batch.drain(..) {
+                let _ = r.reply.send(Err(copy_error(&e)));
+            }
+        }
+    }
+}
+
+/// The batch's failure for each of its callers; an infrastructure error
+/// stays one (the write's outcome is unknown).
+fn copy_error(e: &LogError) -> LogError {
+    match e {
+        LogError::Redis(r) => LogError::Redis(Box::new(redis::RedisError::from((
+            r.kind(),
+            "batched append failed",
+            r.to_string(),
+        )))),
+        other => LogError::Corrupt(other.to_string()),
+    }
+}
+
+fn text(v: &Value) -> Option<&[u8]> {
+    match v {
+        Value::BulkString(b) => Some(b),
+        Value::SimpleString(s) => Some(s.as_bytes()),
+        _ => None,
+    }
+}
+
+fn number(v: &Value, what: &str) -> Result<u64, LogError> {
+    text(v)
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| LogError::Corrupt(format!("{what} is not a u64: {v:?}")))
+}
+
+/// One game's reply of [`APPEND_MANY`].
+fn outcome(r: &AppendRequest, item: &Value) -> Result<Appended, LogError> {
+    let Value::Array(parts) = item else {
+        return Err(LogError::Corrupt(format!(
+            "unexpected append script reply {item:?}"
+        )));
+    };
+    match (parts.first().and_then(text), parts.get(1)) {
+        (Some(b"ok"), Some(last)) => {
+            let last_seq = number(last, "last_seq")?;
+            tracing::debug!(game = %r.game, first_seq = r.expected_last_seq + 1, last_seq, "appended");
+            Ok(Appended {
+                first_seq: r.expected_last_seq + 1,
+                last_seq,
+            })
+        }
+        (Some(b"fenced"), Some(f)) => Err(LogError::Fenced {
+            current_fence: number(f, "fence")?,
+        }),
+        (Some(b"conflict"), Some(l)) => Err(LogError::Conflict {
+            actual_last_seq: number(l, "last_seq")?,
+        }),
+        (Some(b"unknown"), None) => Err(LogError::UnknownGame(r.game.clone())),
+        _ => Err(LogError::Corrupt(format!(
+            "unexpected append script reply {item:?}"
+        ))),
+    }
+}
