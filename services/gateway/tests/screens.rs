@@ -16,21 +16,6 @@ use common::*;
 use mafia_gateway::ServerConfig;
 use mafia_rules::{Audience, RuleSetId};
 
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("MAFIA_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
 fn shots_dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&d).unwrap();
