@@ -18,10 +18,19 @@ fi
 # would ignore it for them), so Ctrl-C can be forwarded for a clean stop.
 set -m
 token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
-chief=$(token); broadcast=$(token); judge=$(token)
+# One token file for every service (docs/config.md), made once and kept
+# (the same file mafia-arena makes), so the printed URLs survive restarts.
+tokens_file=${MAFIA_TOKENS_FILE:-data/tokens.json}
+if [ ! -f "$tokens_file" ]; then
+  mkdir -p "$(dirname "$tokens_file")"
+  (umask 077; printf '{"tokens": [\n  {"role":"chief_judge","token":"%s"},\n  {"role":"broadcast","token":"%s"},\n  {"role":"table_judge","token":"%s","games":["*.*.*.t1.*"]},\n  {"role":"organiser","token":"%s"}\n]}\n' \
+    "$(token)" "$(token)" "$(token)" "$(token)" >"$tokens_file")
+fi
+# The first token of a role: one entry a line, "role" before "token".
+tok() { sed -n "s/.*\"role\": *\"$1\", *\"token\": *\"\([^\"]*\)\".*/\1/p" "$tokens_file" | head -n 1; }
+chief=$(tok chief_judge); broadcast=$(tok broadcast); judge=$(tok table_judge)
+export MAFIA_TOKENS_FILE=$tokens_file
 seed=$(date +%s)
-# `mafia sim` names its tournament after the seed.
-tournament="sim-$seed"
 grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
 http=${MAFIA_GATEWAY_LISTEN:-127.0.0.1:8080}
 export MAFIA_GATEWAY_LISTEN=$http
@@ -36,8 +45,6 @@ stop() {
 }
 trap stop INT TERM
 
-# One token file for every service (docs/config.md).
-export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]}]}"
 # The services log to files, so the terminal keeps the URLs and tokens.
 logs=${MAFIA_LOG_DIR:-data/logs}
 mkdir -p "$logs"
@@ -48,14 +55,14 @@ pids+=($!)
 pids+=($!)
 sleep 1
 echo
-echo "  tokens (this run only):"
+echo "  tokens (from $tokens_file):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
 echo "  logs:             $logs/referee.log, $logs/gateway.log"
 echo "  hall screen:      http://$http/hall"
 echo "  spectator:        http://$http/spectator"
-echo "  OBS overlay:      http://$http/overlay?table=$tournament.sim.r1.t1.g1&token=$broadcast"
+echo "  OBS overlay:      http://$http/overlay?table=1&token=$broadcast  (table 1, whatever game is current)"
 echo "  chief judge:      http://$http/judge?token=$chief"
 echo
 "$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
