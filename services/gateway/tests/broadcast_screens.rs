@@ -54,6 +54,8 @@ async fn play(log: &Arc<dyn EventLog>, id: &str, seed: u64, events: Option<usize
     for (s, nick) in h.seats.iter_mut().zip(NICKS) {
         s.nickname = nick.into();
     }
+    // Seat 1 of every game is the cup's player with a photo.
+    h.seats[0].player_id = PHOTO_PLAYER.into();
     log.create_game(id, &serde_json::to_vec(&h).unwrap())
         .await
         .unwrap();
@@ -61,8 +63,20 @@ async fn play(log: &Arc<dyn EventLog>, id: &str, seed: u64, events: Option<usize
     append(log, id, &sim.events[..n]).await;
 }
 
+/// A player registered with a photo (a data: URL: the test allows no
+/// other host than the gateway).
+const PHOTO_PLAYER: &str = "p21";
+const PHOTO: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
 async fn cup_with_games() -> cup::Gateway {
     let gw = cup::gateway().await;
+    let registered = serde_json::json!({"type": "player_registered",
+        "player": {"id": PHOTO_PLAYER, "nickname": "Анна", "club": null, "photo_url": PHOTO}, "at": 1_780_000_990_000_i64});
+    let last = gw.log.last_seq("tournament.cup").await.unwrap();
+    gw.log
+        .append("tournament.cup", last, 0, &[registered.to_string().into()])
+        .await
+        .unwrap();
     for t in 1..=3 {
         play(&gw.log, &format!("cup.main.r1.t{t}.g1"), t, None).await;
     }
@@ -145,7 +159,7 @@ fn screens() -> Vec<Screen> {
         Screen {
             name: "overlay-public",
             path: "/overlay?tournament=cup&table=3".into(),
-            ready: "document.querySelectorAll('#bar [data-seat]').length === 10",
+            ready: "document.querySelectorAll('#bar [data-seat]').length === 10 && !!document.querySelector('#bar [data-seat=\"1\"] img.photo')",
             fixed: true,
             en: &["Cup 2026", "Round 2", "Table 3", "Boris"],
             ru: &["Cup 2026", "Тур 2", "Стол 3", "Анна"],

@@ -1,6 +1,6 @@
 //! The screens in headless Chromium (Debian's `chromium`): each page is
 //! loaded from the gateway, follows the feed, and is screenshot into
-//! `target/tmp/screenshots/` (kept as test artifacts). The rendered DOM is
+//! `tests/artifacts/` (gitignored, kept as test artifacts). The rendered DOM is
 //! checked for what each audience may see.
 //!
 //! Without a chromium binary the test says so and passes, unless
@@ -17,7 +17,7 @@ use mafia_gateway::ServerConfig;
 use mafia_rules::{Audience, RuleSetId};
 
 fn shots_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
     std::fs::create_dir_all(&d).unwrap();
     d
 }
