@@ -326,12 +326,21 @@ function wantFromParams() {
   return {tournament: params.get("tournament") || "", stage: params.get("stage") || "", round: n("round"), table: n("table")};
 }
 
+// A game opened but not yet dealt. (At night the public's view has no
+// step at all: that is a game under way.)
+function notStarted(view) { return !view || (view.step && view.step.kind === "before_deal"); }
+
 function stepName(view) {
   if (!view) return T.connecting;
   if (view.result) return T.ended;
-  const kind = view.step ? view.step.kind : "night";
+  // The public's view has no step at night: "Night N" says it all.
+  if (!view.step) return "";
+  const kind = view.step.kind;
   return T.steps[kind] || kind;
 }
+
+// "Day 2 · Speech", "Night 1".
+function phaseLine(view) { return [phaseName(view), stepName(view)].filter(Boolean).join(" · "); }
 
 function phaseName(view) {
   if (!view || !view.when) return "";

@@ -191,7 +191,8 @@ fn screens() -> Vec<Screen> {
         Screen {
             name: "judge",
             path: format!("/judge?token={CHIEF}&tournament=cup"),
-            ready: "document.querySelectorAll('.card[data-table]').length === 15 && document.getElementById('ruling').hasAttribute('data-version')",
+            // Live games first: none finished above, none live below.
+            ready: "document.querySelectorAll('.card[data-table]').length === 15 && document.getElementById('ruling').hasAttribute('data-version') && !document.querySelector('#grid .card.over') && !document.querySelector('#done .card:not(.over)')",
             fixed: false,
             en: &["Live (", "Finished (", "Sheriff", "Don", "Pending approvals", "+1.6 extra points for seat 5"],
             ru: &["Идут (", "Окончены (", "Шериф", "Дон", "Ждут утверждения", "+1.6 доп. балла месту 5"],
@@ -377,6 +378,39 @@ async fn the_hall_shows_the_current_round_and_a_chosen_one_with_results_and_stan
     );
     assert!(f["text"].as_str().unwrap().contains("Page 3 / 3"));
     b.close(page).await;
+
+    // Twenty tables fit one screen, at either size, nothing cut off.
+    for t in 13..=20 {
+        play(
+            &gw.log,
+            &format!("cup.main.r2.t{t}.g1"),
+            100 + t,
+            Some(40 + 2 * t as usize),
+        )
+        .await;
+    }
+    for size in SIZES {
+        let what = format!("hall of 20 at {size:?}");
+        let (page, f) = visit(
+            &mut b,
+            &format!("{base}/hall"),
+            size,
+            true,
+            "document.querySelectorAll('.card[data-table]').length === 20",
+            &what,
+        )
+        .await;
+        assert_eq!(f["spilled"], Value::Array(vec![]), "{what}: cards overflow");
+        assert_eq!(
+            f["outside"],
+            Value::Array(vec![]),
+            "{what}: parts off screen"
+        );
+        assert_eq!(f["tall"], false, "{what}");
+        b.screenshot(&page, &format!("hall-20-tables-{}x{}", size.0, size.1))
+            .await;
+        b.close(page).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
