@@ -80,16 +80,17 @@ async fn cup_with_games() -> cup::Gateway {
     for t in 1..=3 {
         play(&gw.log, &format!("cup.main.r1.t{t}.g1"), t, None).await;
     }
-    for t in 1..=12 {
-        play(
-            &gw.log,
-            &format!("cup.main.r2.t{t}.g1"),
-            100 + t,
-            Some(60 + 3 * t as usize),
-        )
-        .await;
-    }
+    under_way(&gw.log, 1..=12, 60).await;
     gw
+}
+
+/// Round 2's games at `tables`, each `first` events and a few more per
+/// table in: none finished, each at its own point.
+async fn under_way(log: &Arc<dyn EventLog>, tables: std::ops::RangeInclusive<u64>, first: usize) {
+    for t in tables {
+        let events = first + 3 * t as usize;
+        play(log, &format!("cup.main.r2.t{t}.g1"), 100 + t, Some(events)).await;
+    }
 }
 
 fn browser_or_skip() -> Option<std::path::PathBuf> {
@@ -380,15 +381,7 @@ async fn the_hall_shows_the_current_round_and_a_chosen_one_with_results_and_stan
     b.close(page).await;
 
     // Twenty tables fit one screen, at either size, nothing cut off.
-    for t in 13..=20 {
-        play(
-            &gw.log,
-            &format!("cup.main.r2.t{t}.g1"),
-            100 + t,
-            Some(40 + 2 * t as usize),
-        )
-        .await;
-    }
+    under_way(&gw.log, 13..=20, 0).await;
     for size in SIZES {
         let what = format!("hall of 20 at {size:?}");
         let (page, f) = visit(
