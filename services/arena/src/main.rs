@@ -155,6 +155,9 @@ async fn main() -> anyhow::Result<()> {
         }))
     };
 
+    // Ctrl-C stops cleanly from the moment the URLs are printed: SIGINT is
+    // caught from here on, not only once the wait below has begun.
+    let interrupted = interrupt_listener()?;
     println!("Mafia Arena is running (Ctrl-C stops it).");
     println!();
     println!("  hall screen:      http://{addr}/hall");
@@ -216,7 +219,10 @@ async fn main() -> anyhow::Result<()> {
         })
     });
 
-    mafia_gateway::closing::terminated().await;
+    tokio::select! {
+        _ = mafia_gateway::closing::terminated() => {}
+        _ = interrupted => {}
+    }
     eprintln!("stopping…");
     if let Some(demo) = demo {
         demo.abort();
@@ -227,4 +233,19 @@ async fn main() -> anyhow::Result<()> {
     referee.shutdown().await;
     hub.close();
     Ok(())
+}
+
+/// Resolves on the next SIGINT, caught from the call on.
+#[cfg(unix)]
+fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+#[cfg(not(unix))]
+fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(std::future::pending())
 }
