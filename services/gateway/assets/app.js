@@ -400,6 +400,20 @@ function voteShown(view) {
   return !!(view && !view.result && ["voting", "roll_call", "lift", "last_words"].includes(k) && view.candidates && view.candidates.length && view.tally && view.tally.length);
 }
 
+// The candidates whose hands were counted in the vote now held, from the
+// events seen since it began; null when the page came in mid-vote (the
+// view's tally alone cannot tell a 0 from a count still to come).
+function countedSoFar(events) {
+  const counted = new Set();
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ev = events[i].event;
+    if (ev.type === "candidates" || ev.type === "tie") return counted;
+    if (ev.type === "votes_cast") counted.add(ev.nominee);
+    if (ev.type === "ballot_cast" && ev.target != null) counted.add(ev.target);
+  }
+  return null;
+}
+
 function seatOf(view, n) { return ((view && view.seats) || []).find((s) => s.seat === n); }
 
 // "Nickname (3)" or "Player 3".
@@ -497,7 +511,7 @@ function seatChips(view, opts) {
         outMark(s),
         !s.alive && s.departure ? el("span", {class: "cause", text: T.causes[s.departure.cause] || s.departure.cause}) : null));
     const i = cands.indexOf(s.seat);
-    if (i >= 0 && voteShown(view) && view.tally[i] != null) chip.append(el("span", {class: "tally", text: String(view.tally[i])}));
+    if (i >= 0 && voteShown(view) && view.tally[i] != null && (!opts || !opts.counted || opts.counted.has(s.seat))) chip.append(el("span", {class: "tally", text: String(view.tally[i])}));
     wrap.append(chip);
   }
   return wrap;

@@ -22,7 +22,9 @@ use cdp::{Browser, Page};
 use common::{append, chromium, game, BROADCAST, CHIEF};
 use mafia_event_log::EventLog;
 use mafia_record::Header;
-use mafia_rules::RuleSetId;
+use mafia_rules::sim::{simulate, SimulatedGame};
+use mafia_rules::{Envelope, RuleSetId};
+use rand::SeedableRng;
 use serde_json::Value;
 
 const SIZES: [(u32, u32); 2] = [(1920, 1080), (1280, 720)];
@@ -47,6 +49,13 @@ const NICKS: [&str; 10] = [
 /// of them: a finished game).
 async fn play(log: &Arc<dyn EventLog>, id: &str, seed: u64, events: Option<usize>) {
     let sim = game(RuleSetId::Rfm, seed);
+    open(log, id, &sim).await;
+    let n = events.unwrap_or(sim.events.len()).min(sim.events.len());
+    append(log, id, &sim.events[..n]).await;
+}
+
+/// Creates game `id` of `sim` (header only, no events).
+async fn open(log: &Arc<dyn EventLog>, id: &str, sim: &SimulatedGame) {
     let gid = id.parse().unwrap();
     let mut h = Header::for_setup(&sim.setup, &gid);
     h.tournament = "Cup 2026".into();
@@ -59,8 +68,6 @@ async fn play(log: &Arc<dyn EventLog>, id: &str, seed: u64, events: Option<usize
     log.create_game(id, &serde_json::to_vec(&h).unwrap())
         .await
         .unwrap();
-    let n = events.unwrap_or(sim.events.len()).min(sim.events.len());
-    append(log, id, &sim.events[..n]).await;
 }
 
 /// A player registered with a photo (a data: URL: the test allows no
@@ -433,6 +440,58 @@ async fn the_overlay_at_a_stable_url_follows_the_game_now_current_at_its_table()
         .await;
     assert_eq!(bg, "rgba(0, 0, 0, 0)", "the overlay's page is transparent");
     b.screenshot(&page, "overlay-follows-round-3").await;
+    b.close(page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_overlay_says_a_nomination_in_words_and_shows_the_vote_as_it_is_counted() {
+    let Some(bin) = browser_or_skip() else { return };
+    let gw = cup::gateway().await;
+    // A game played now, so its events are news to the overlay.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let sim = simulate(
+        RuleSetId::Rfm,
+        &mut rand_chacha::ChaCha8Rng::seed_from_u64(5),
+        now,
+    );
+    let id = "cup.main.r2.t1.g1";
+    open(&gw.log, id, &sim).await;
+    let kind = |e: &Envelope| serde_json::to_value(e.event).unwrap()["type"].clone();
+    let first = |k: &str| sim.events.iter().position(|e| kind(e) == k).unwrap();
+    let (nominated, counted) = (first("nominated"), first("votes_cast"));
+    append(&gw.log, id, &sim.events[..nominated]).await;
+
+    let mut b = Browser::launch(&bin).await;
+    let page = b.page(1920, 1080).await;
+    b.goto(
+        &page,
+        &format!("http://{}/overlay?tournament=cup&table=1", gw.addr),
+    )
+    .await;
+    b.wait_for(
+        &page,
+        "document.querySelectorAll('#bar [data-seat]').length === 10",
+        "the seats",
+    )
+    .await;
+    append(&gw.log, id, &sim.events[nominated..=nominated]).await;
+    b.wait_for(
+        &page,
+        "getComputedStyle(document.getElementById('ticker')).display !== 'none' && document.getElementById('ticker').textContent.includes(' nominated ')",
+        "the nomination in words",
+    )
+    .await;
+    append(&gw.log, id, &sim.events[nominated + 1..=counted]).await;
+    b.wait_for(
+        &page,
+        "!!document.querySelector('#info .vote') && !!document.querySelector('#bar .tally') && document.getElementById('ticker').textContent.includes(' against ')",
+        "the vote being counted",
+    )
+    .await;
+    b.screenshot(&page, "overlay-vote").await;
     b.close(page).await;
 }
 
