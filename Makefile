@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring
+.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring bench-console
 
 build:
 	$(CARGO) build --release --workspace
@@ -9,7 +9,7 @@ build:
 # One process on the embedded store; with REDIS_URL set, separate processes
 # sharing Redis (deploy/run.sh).
 run:
-	$(CARGO) build --release -p mafia-arena -p mafia-referee -p mafia-gateway -p mafia-cli
+	$(CARGO) build --release -p mafia-arena -p mafia-referee -p mafia-gateway -p mafia-scoring -p mafia-cli
 	./deploy/run.sh
 
 test:
@@ -42,3 +42,10 @@ bench-gateway:
 bench-scoring:
 	$(CARGO) bench -p mafia-seating --bench seating
 	$(CARGO) bench -p mafia-tournament --bench scoring
+
+# The judge console in headless Chromium against a referee on loopback:
+# key press -> ack on screen p50/p99 over GAMES whole games, and the first
+# load's transferred bytes. Needs chromium.
+GAMES ?= 5
+bench-console:
+	$(CARGO) run --release -p mafia-gateway --example console-bench -- $(GAMES)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: Mafia Arena on this machine.
 #  - No REDIS_URL: one process (mafia-arena) on the embedded event log.
-#  - REDIS_URL set: the referee, the gateway and the demo tables as separate
-#    processes sharing that Redis, as they run in production.
+#  - REDIS_URL set: the referee, the gateway, the scoring service and the
+#    demo tournament as separate processes sharing that Redis, as they run
+#    in production.
 # Ctrl-C stops everything cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ set -m
 token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
 # One token file for every service (docs/config.md), made once and kept
 # (the same file mafia-arena makes), so the printed URLs survive restarts.
+# Its scopes name no tournament: each run's demo tournament is new.
 tokens_file=${MAFIA_TOKENS_FILE:-data/tokens.json}
 if [ ! -f "$tokens_file" ]; then
   mkdir -p "$(dirname "$tokens_file")"
@@ -28,11 +30,13 @@ if [ ! -f "$tokens_file" ]; then
 fi
 # The first token of a role: one entry a line, "role" before "token".
 tok() { sed -n "s/.*\"role\": *\"$1\", *\"token\": *\"\([^\"]*\)\".*/\1/p" "$tokens_file" | head -n 1; }
-chief=$(tok chief_judge); broadcast=$(tok broadcast); judge=$(tok table_judge)
+chief=$(tok chief_judge); broadcast=$(tok broadcast); judge=$(tok table_judge); organiser=$(tok organiser)
 export MAFIA_TOKENS_FILE=$tokens_file
 seed=$(date +%s)
+tournament="demo-$seed"
 grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
 http=${MAFIA_GATEWAY_LISTEN:-127.0.0.1:8080}
+scoring=${MAFIA_SCORING_LISTEN:-127.0.0.1:50053}
 export MAFIA_GATEWAY_LISTEN=$http
 pids=()
 stop() {
@@ -45,27 +49,52 @@ stop() {
 }
 trap stop INT TERM
 
+# Waits until something listens on host:port (the services bind at once;
+# this only covers their start-up).
+listening() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nothing listens on $1: see $logs" >&2
+  return 1
+}
+
 # The services log to files, so the terminal keeps the URLs and tokens.
 logs=${MAFIA_LOG_DIR:-data/logs}
 mkdir -p "$logs"
+# The judge console (served by the gateway) calls the referee over gRPC-web.
 "$bin/mafia-referee" --store redis --redis-url "$REDIS_URL" --listen "$grpc" \
-  >"$logs/referee.log" 2>&1 &
+  --web-origins "http://$http" >"$logs/referee.log" 2>&1 &
 pids+=($!)
-"$bin/mafia-gateway" --redis-url "$REDIS_URL" >"$logs/gateway.log" 2>&1 &
+"$bin/mafia-gateway" --redis-url "$REDIS_URL" --console-referee-url "http://$grpc" \
+  >"$logs/gateway.log" 2>&1 &
 pids+=($!)
-sleep 1
+"$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
+  --referee-url "http://$grpc" --referee-token "$organiser" >"$logs/scoring.log" 2>&1 &
+pids+=($!)
+listening "$grpc" && listening "$http" && listening "$scoring" || stop
 echo
 echo "  tokens (from $tokens_file):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
-echo "  logs:             $logs/referee.log, $logs/gateway.log"
+echo "    organiser:      $organiser"
+echo "  logs:             $logs/referee.log, $logs/gateway.log, $logs/scoring.log"
 echo "  hall screen:      http://$http/hall"
 echo "  spectator:        http://$http/spectator"
 echo "  OBS overlay:      http://$http/overlay?table=1&token=$broadcast  (table 1, whatever game is current)"
-echo "  chief judge:      http://$http/judge?token=$chief"
+echo "  chief judge:      http://$http/judge?token=$chief&tournament=$tournament"
+echo "  judge console:    http://$http/judge-console  (a table judge's or the chief judge's token)"
+echo "  standings:        http://$http/standings?tournament=$tournament"
+echo "  GraphQL:          http://$http/graphql"
+echo "  referee (gRPC):   http://$grpc"
+echo "  scoring (gRPC):   http://$scoring  (tournament $tournament)"
 echo
-"$bin/mafia" sim --referee "http://$grpc" --token "$chief" --tables "$tables" \
-  --speed "$speed" --seed "$seed" --games 1000 >/dev/null &
+# The demo tournament, driven through the scoring service and the referee
+# as an organiser and table judges would.
+"$bin/mafia-arena" --drive --scoring-url "http://$scoring" --referee-url "http://$grpc" \
+  --organiser-token "$organiser" --chief-token "$chief" --tournament "$tournament" \
+  --tables "$tables" --speed "$speed" &
 pids+=($!)
 wait

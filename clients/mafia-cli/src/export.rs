@@ -1,6 +1,7 @@
 //! `mafia export`: a tournament's standings, per-game points or a round's
 //! seating sheet from its stored log (a JSON-lines file of
-//! `mafia_tournament::stored`: the `created` event, then one event a line).
+//! `mafia_tournament::stored`: the `created` event, then one event a line);
+//! with `--to`, game records in another format (`crate::interchange`).
 
 use anyhow::{bail, Context, Result};
 use mafia_record::StageId;
@@ -27,11 +28,19 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    #[arg(value_enum)]
-    pub what: What,
+    /// `standings`, `games` or `seating` (with `--tournament-log`); with
+    /// `--to`, the game records to write in that format.
+    #[arg(required = true, value_name = "WHAT|FILE")]
+    pub targets: Vec<String>,
     /// The tournament's log: JSON lines, the `created` event first.
-    #[arg(long)]
-    pub tournament_log: PathBuf,
+    #[arg(long, conflicts_with = "to")]
+    pub tournament_log: Option<PathBuf>,
+    /// Write the game records given as another site's JSON instead.
+    #[arg(long, value_enum, requires = "out")]
+    pub to: Option<crate::interchange::To>,
+    /// With `--to`: the directory for `<record name>.json`.
+    #[arg(long, requires = "to")]
+    pub out: Option<PathBuf>,
     /// csv or json for standings and games; html for seating.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -47,11 +56,22 @@ pub struct ExportArgs {
 }
 
 pub fn export(args: &ExportArgs, out: &mut impl Write) -> Result<bool> {
-    let path = &args.tournament_log;
+    if let (Some(to), Some(dir)) = (args.to, &args.out) {
+        let files: Vec<PathBuf> = args.targets.iter().map(PathBuf::from).collect();
+        return crate::interchange::export_games(to, &files, dir, out);
+    }
+    let [name] = args.targets.as_slice() else {
+        bail!("export one of standings, games or seating (or game records with --to)");
+    };
+    let what = <What as clap::ValueEnum>::from_str(name, true)
+        .map_err(|_| anyhow::anyhow!("{name}: export standings, games or seating"))?;
+    let Some(path) = &args.tournament_log else {
+        bail!("export {name} needs --tournament-log FILE");
+    };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let t = stored::fold_lines(&text).with_context(|| format!("{}", path.display()))?;
-    let text = match (args.what, args.format) {
+    let text = match (what, args.format) {
         (What::Standings, f) => {
             let mut s = standings(&t);
             if args.public {

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod export;
+mod interchange;
 mod seat;
 mod state;
 
@@ -84,7 +85,9 @@ enum Cmd {
     /// for every round, with quality metrics beside a random seating.
     Seat(seat::SeatArgs),
     /// A tournament's standings or per-game points (CSV, JSON) or a round's
-    /// printable seating sheet (HTML), from its stored log.
+    /// printable seating sheet (HTML), from its stored log; or, with
+    /// `--to mafiaratings FILE... --out DIR`, game records as mafiaratings
+    /// game JSON, one line per record (exit status 1 if any is refused).
     Export(export::ExportArgs),
     /// Stream a record to a referee as a table judge would (resumes on its own).
     Play(mafia_judge_client::cli::PlayArgs),
@@ -93,6 +96,10 @@ enum Cmd {
     /// Judge a live game on a referee from the terminal: one shorthand line
     /// per action (`?` lists them), each checked by the referee.
     Judge(mafia_judge_client::cli::JudgeArgs),
+    /// Import games from mafiaratings or Polemica JSON as records, each
+    /// replayed by the engine; one line per game (accepted / refused with
+    /// the reason and where in the source). Exit status 1 if any is refused.
+    Import(interchange::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +131,7 @@ fn main() -> ExitCode {
             .map(|()| true)
             .map_err(Into::into),
         Cmd::Judge(args) => mafia_judge_client::cli::judge(&args, &mut out).map_err(Into::into),
+        Cmd::Import(args) => interchange::import(&args, &mut out),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,

@@ -4,7 +4,6 @@
 //! terminal console and its tests share it, and a line that does not parse
 //! changes nothing.
 
-use mafia_proto::convert::{command_from_json, command_to_json};
 use mafia_rules::{Command, Expect, PenaltyKind, Seat, SeatList, SeatSet};
 
 /// The legend shown on screen; one entry per shorthand.
@@ -55,7 +54,7 @@ pub enum KeyError {
 pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, KeyError> {
     let line = line.trim();
     if line.starts_with('{') {
-        return command_from_json(line)
+        return serde_json::from_str(line)
             .map(|c| vec![c])
             .map_err(|e| KeyError::Json(e.to_string()));
     }
@@ -245,7 +244,7 @@ pub fn shorthand(cmd: &Command, expect: Option<&Expect>) -> String {
         Command::Undo => Some("u".into()),
         _ => None,
     };
-    line.unwrap_or_else(|| command_to_json(cmd))
+    line.unwrap_or_else(|| serde_json::to_string(cmd).expect("commands serialize"))
 }
 
 /// Seat numbers as the judge reads and types them: "3 7 10".

@@ -315,10 +315,6 @@ pub fn command_from_json(s: &str) -> Result<Command, ConvertError> {
     serde_json::from_str(s).map_err(ConvertError::Command)
 }
 
-pub fn command_to_json(c: &Command) -> String {
-    serde_json::to_string(c).expect("commands serialize")
-}
-
 /// A typed protocol command as the engine's command; the engine's own
 /// deserializer checks seats (1..10, no repeats), as for JSON.
 pub fn command_from_proto(c: &v1::Command) -> Result<Command, ConvertError> {

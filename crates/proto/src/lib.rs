@@ -5,6 +5,8 @@
 //! Engine commands, events, views and prompts travel as JSON strings in
 //! typed envelopes; see `proto/mafia/v1/referee.proto` for why.
 
+pub mod auth;
+pub mod browser;
 pub mod convert;
 
 /// Generated messages and the `Referee` client and server.

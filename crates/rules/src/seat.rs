@@ -119,9 +119,6 @@ impl SeatSet {
     pub const fn difference(self, o: SeatSet) -> SeatSet {
         SeatSet(self.0 & !o.0)
     }
-    pub const fn is_subset(self, o: SeatSet) -> bool {
-        self.0 & !o.0 == 0
-    }
     /// Seats in ascending order.
     pub fn iter(self) -> impl Iterator<Item = Seat> {
         Seat::all().filter(move |s| self.contains(*s))

@@ -80,8 +80,11 @@ pub enum TournamentError {
         round: u32,
         table: u32,
     },
-    #[error("table {table}'s game has a result; its seats cannot be swapped")]
-    SwapAfterResult { table: u32 },
+    #[error(
+        "table {table}'s game {game} is already assigned (and opened on the referee with this \
+         seating); its seats cannot be swapped"
+    )]
+    SwapAfterAssigned { table: u32, game: GameId },
     #[error("a seat cannot be swapped with itself")]
     SwapSamePlace,
 

@@ -566,6 +566,14 @@ impl Scheme {
         s_.compensation = None;
         s_.appeal_clause = clause.clone();
         s_.tie_break_clause = clause;
+        if id == "club" {
+            // The club's own rulebook does name this one: a player who shows
+            // his card gives the game to the other team and loses 2 points.
+            s_.record_penalties.opposite_team_victory = Some(Penalty {
+                points: Points::c(-200),
+                clause: s("club «Правила поведения «днем»»: showing one's card, −2"),
+            });
+        }
         s_
     }
 

@@ -342,14 +342,17 @@ impl Tournament {
                             table: p.table,
                         });
                     }
-                    let played = self.games.values().any(|g| {
-                        &g.id.stage == stage
-                            && g.id.round == *round
-                            && g.id.table == p.table
-                            && g.result.is_some()
+                    // A game is assigned as it is opened on the referee, whose
+                    // header then holds this seating: a swap now would make
+                    // the game's result disagree with its table.
+                    let assigned = self.games.values().find(|g| {
+                        &g.id.stage == stage && g.id.round == *round && g.id.table == p.table
                     });
-                    if played {
-                        return Err(TournamentError::SwapAfterResult { table: p.table });
+                    if let Some(g) = assigned {
+                        return Err(TournamentError::SwapAfterAssigned {
+                            table: p.table,
+                            game: g.id.clone(),
+                        });
                     }
                 }
                 E::SeatsSwapped {
@@ -821,6 +824,14 @@ impl Tournament {
                     match decision {
                         AppealDecision::Rejected => {}
                         AppealDecision::ResultChanged { winner } => {
+                            // The judge's extras and penalties were given for
+                            // the result as it stood (the values a winner, a
+                            // loser or a draw may get: rfm §6.4.2-§6.4.3,
+                            // minsk2017 §8.4.4): a new result voids them,
+                            // approvals included, until they are given anew.
+                            if g.winner() != Some(*winner) {
+                                g.inputs = None;
+                            }
                             g.winner_override = Some(*winner)
                         }
                         AppealDecision::PointsCorrected { corrections } => {

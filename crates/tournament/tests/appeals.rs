@@ -120,9 +120,20 @@ fn rfm_7_1_a_changed_result_and_the_standings_follow() {
             winner: Some(Team::Red),
         }),
     );
-    let s = standings(&cup.t);
     assert_eq!(cup.row(5).points.base, Points::ZERO);
     assert_eq!(cup.row(5).wins, 0);
+    // The extras were given for the black win: the new result voids them
+    // (rfm §6.4.2-§6.4.3: what a winner and a loser may get differ) until
+    // the judge gives them for the red win.
+    assert_eq!(
+        cup.row(5).points.extra,
+        Points::ZERO,
+        "the black's +0.5 is void"
+    );
+    assert_eq!(cup.row(1).points.total, Points::c(100));
+    assert!(cup.t.games[&g].inputs.is_none());
+    cup.inputs(judge(), &g, &[(1, 30)]).unwrap();
+    let s = standings(&cup.t);
     assert_eq!(cup.row(1).points.total, Points::c(130));
     assert_eq!(s.rows[0].player, pid(1), "the red with +0.3 now leads");
     // The audit trail: who filed, who decided, when and why.
@@ -133,6 +144,35 @@ fn rfm_7_1_a_changed_result_and_the_standings_follow() {
     assert_eq!(d.by, chief());
     assert_eq!(d.reason, "video of the table");
     assert!(d.at > a.filed_at);
+    cup.assert_fold_matches();
+}
+
+#[test]
+fn a_result_decided_again_as_it_stood_keeps_the_judges_inputs() {
+    let (mut cup, g) = played(Scheme::rfm());
+    cup.inputs(judge(), &g, &[(5, 50)]).unwrap();
+    file(&mut cup, &g).unwrap();
+    cup.ok(
+        chief(),
+        decide(AppealDecision::ResultChanged {
+            winner: Some(Team::Black),
+        }),
+    );
+    assert_eq!(cup.row(5).points.extra, Points::c(50));
+    cup.assert_fold_matches();
+}
+
+#[test]
+fn a_game_changed_to_a_draw_keeps_no_extras_given_for_a_win() {
+    let (mut cup, g) = played(Scheme::rfm());
+    cup.inputs(judge(), &g, &[(5, 50)]).unwrap();
+    file(&mut cup, &g).unwrap();
+    cup.ok(
+        chief(),
+        decide(AppealDecision::ResultChanged { winner: None }),
+    );
+    assert_eq!(cup.row(5).points.extra, Points::ZERO);
+    assert_eq!(cup.row(5).wins, 0);
     cup.assert_fold_matches();
 }
 

@@ -259,9 +259,9 @@ fn a_game_of_another_tournament_or_an_unseated_table_is_not_assigned() {
 }
 
 #[test]
-fn the_chief_judge_swaps_two_seats_before_the_tables_play() {
+fn the_chief_judge_swaps_two_seats_until_the_tables_games_are_opened() {
     let mut cup = Cup::new(Scheme::rfm(), 20, 3);
-    let games = cup.seat_round("main", 1, &[ten(1), ten(11)]);
+    cup.seat_round_unassigned("main", 1, &[ten(1), ten(11)]);
     let swap = TournamentCommand::SwapSeats {
         stage: stage_id("main"),
         round: 1,
@@ -282,6 +282,7 @@ fn the_chief_judge_swaps_two_seats_before_the_tables_play() {
         }
     ));
     cup.ok(chief(), swap.clone());
+    let games = [cup.assign("main", 1, 1), cup.assign("main", 1, 2)];
     let t1 = cup.t.table_of(&games[0]).unwrap();
     assert_eq!(t1.player_at(seat(1)), &pid(20));
     assert_eq!(
@@ -290,10 +291,16 @@ fn the_chief_judge_swaps_two_seats_before_the_tables_play() {
     );
     let f = cup.facts(&games[0], Some(Team::Red));
     assert_eq!(f.seats[0].player, pid(20));
+    // Opened on the referee with this seating: a swap now would make the
+    // game's result disagree with its table.
+    assert!(matches!(
+        cup.err(chief(), swap.clone()),
+        TournamentError::SwapAfterAssigned { table: 1, .. }
+    ));
     cup.record(&games[0], f);
     assert!(matches!(
         cup.err(chief(), swap),
-        TournamentError::SwapAfterResult { table: 1 }
+        TournamentError::SwapAfterAssigned { table: 1, .. }
     ));
     cup.assert_fold_matches();
 }

@@ -176,3 +176,14 @@ fn a_malformed_or_inconsistent_custom_scheme_is_refused() {
         Err(SchemeError::Invalid(_))
     ));
 }
+
+#[test]
+fn club_a_player_who_shows_his_card_loses_the_game_for_his_team_and_2_points() {
+    let s = Scheme::preset("club").unwrap();
+    let (cup, _) = finished(s, Some(Team::Black), |f| {
+        f.reason = "opposite_team_victory".into();
+        f.opposite_team_victory = Some(mafia_rules::Seat::new(2).unwrap());
+    });
+    assert_eq!(cup.row(2).points.total, Points::c(-200));
+    assert_eq!(cup.row(5).points.total, Points::c(100));
+}

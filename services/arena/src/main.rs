@@ -52,6 +52,49 @@ struct Args {
     /// Broadcast delay in seconds.
     #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
     broadcast_delay_secs: u64,
+    /// Start no service: drive the demo tournament on services that run
+    /// elsewhere (`--scoring-url`, `--referee-url`, the organiser's and the
+    /// chief judge's tokens), as deploy/run.sh does with REDIS_URL.
+    #[arg(long, requires_all = ["scoring_url", "referee_url", "organiser_token", "chief_token"])]
+    drive: bool,
+    #[arg(long, env = "MAFIA_SCORING_URL")]
+    scoring_url: Option<String>,
+    #[arg(long, env = "MAFIA_REFEREE_URL")]
+    referee_url: Option<String>,
+    #[arg(long, env = "MAFIA_ORGANISER_TOKEN", hide_env_values = true)]
+    organiser_token: Option<String>,
+    #[arg(long, env = "MAFIA_CHIEF_TOKEN", hide_env_values = true)]
+    chief_token: Option<String>,
+    /// The demo tournament's id (default: `demo-<unix time>`).
+    #[arg(long)]
+    tournament: Option<String>,
+}
+
+/// `--drive`: the demo tournament on services elsewhere, until it is over
+/// or Ctrl-C.
+async fn drive(args: Args, tournament: TournamentId, seed: u64) -> anyhow::Result<()> {
+    let demo = tournament::Demo {
+        scoring: args.scoring_url.unwrap_or_default(),
+        referee: args.referee_url.unwrap_or_default(),
+        tournament,
+        tables: args.tables.max(1),
+        rounds: args.rounds.max(1),
+        speed: args.speed,
+        seed,
+        organiser: args.organiser_token.unwrap_or_default(),
+        chief: args.chief_token.unwrap_or_default(),
+    };
+    println!(
+        "  demo tournament {}: {} players at {} tables, {} rounds",
+        demo.tournament,
+        demo.tables * 10,
+        demo.tables,
+        demo.rounds
+    );
+    tokio::select! {
+        r = demo.run() => r,
+        () = mafia_gateway::closing::terminated() => Ok(()),
+    }
 }
 
 #[tokio::main]
@@ -71,7 +114,14 @@ async fn main() -> anyhow::Result<()> {
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();
-    let tournament = TournamentId::new(format!("demo-{started}"))?;
+    let tournament = TournamentId::new(
+        args.tournament
+            .clone()
+            .unwrap_or_else(|| format!("demo-{started}")),
+    )?;
+    if args.drive {
+        return drive(args, tournament, rng.next_u64()).await;
+    }
     // One token file for the referee, the gateway and the scoring service,
     // as separate processes read it from MAFIA_TOKENS_FILE. The organiser's
     // token opens each round's games on the referee (the scoring service)
@@ -99,6 +149,12 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("opening {}", args.data.display()))?,
     );
 
+    // The gateway's listener first: the referee admits the judge console's
+    // origin (the gateway's address) to its gRPC-web endpoint.
+    let http = tokio::net::TcpListener::bind(&args.http)
+        .await
+        .with_context(|| format!("binding {}", args.http))?;
+    let addr = http.local_addr()?;
     let referee = mafia_referee::server::start(
         tokio::net::TcpListener::bind(&args.grpc)
             .await
@@ -106,6 +162,7 @@ async fn main() -> anyhow::Result<()> {
         log.clone(),
         RefereeOptions {
             tokens: tokens.clone(),
+            web_origins: console_origins(addr),
             ..RefereeOptions::default()
         },
     )
@@ -132,13 +189,10 @@ async fn main() -> anyhow::Result<()> {
         },
     )
     .await?;
-    let http = tokio::net::TcpListener::bind(&args.http)
-        .await
-        .with_context(|| format!("binding {}", args.http))?;
-    let addr = http.local_addr()?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let gateway = {
-        let state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        let mut state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
+        state.console.referee_url = Some(format!("http://{}", referee.addr));
         // The standings screens and GraphQL `standings` read the scoring
         // service's tournament streams off the same log.
         let mut standings_stop = stop_rx.clone();
@@ -170,6 +224,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  standings:        http://{addr}/standings?tournament={tournament}");
     println!("  standings (OBS):  http://{addr}/standings-overlay?tournament={tournament}&top=10");
     println!("  GraphQL:          http://{addr}/graphql");
+    println!("  judge console:    http://{addr}/judge-console  (a table judge's or the chief judge's token)");
     println!("  referee (gRPC):   http://{}", referee.addr);
     println!(
         "  scoring (gRPC):   http://{}  (mafia.v1.Scoring, tournament {tournament})",
@@ -195,8 +250,6 @@ async fn main() -> anyhow::Result<()> {
         let demo = tournament::Demo {
             scoring: format!("http://{}", scoring.addr),
             referee: format!("http://{}", referee.addr),
-            log: log.clone(),
-            store: scoring.store.clone(),
             tournament: tournament.clone(),
             tables: args.tables,
             rounds: args.rounds.max(1),
@@ -248,4 +301,14 @@ fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>>
 #[cfg(not(unix))]
 fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     Ok(std::future::pending())
+}
+
+/// The origins a browser gives pages of the gateway at `addr`: the judge
+/// console calls the referee from there.
+fn console_origins(addr: std::net::SocketAddr) -> Vec<String> {
+    let mut origins = vec![format!("http://{addr}")];
+    if addr.ip().is_loopback() {
+        origins.push(format!("http://localhost:{}", addr.port()));
+    }
+    origins
 }

@@ -1,23 +1,23 @@
 //! The demo tournament: named players registered by CSV, each round seated
 //! by the seating generator and opened on the referee through the scoring
 //! service, its games played by the judge client's simulator, scored by the
-//! scoring service as they end, the standings printed as they change.
+//! scoring service as they end, the standings printed as they change. It
+//! talks to the services only over gRPC, so it drives them in this process
+//! (`make run`) or as separate processes (`mafia-arena --drive`,
+//! deploy/run.sh with REDIS_URL) alike.
 
 use anyhow::Context;
-use mafia_event_log::EventLog;
 use mafia_judge_client::{ClientConfig, Referee};
 use mafia_proto::v1::scoring_client::ScoringClient;
 use mafia_proto::v1::{
     CommandRequest, CreateTournamentRequest, OpenRoundRequest, RegisterPlayersCsvRequest,
-    SeatRoundRequest,
+    SeatRoundRequest, TournamentRef,
 };
-use mafia_record::{GameId, Header, StageId, TournamentId};
-use mafia_rules::RuleSetId;
-use mafia_scoring::Store;
+use mafia_record::{GameId, StageId, TournamentId};
+use mafia_rules::{Audience, RuleSetId};
 use mafia_tournament::{
-    standings, Coefficient, Judge, JudgeId, Scheme, Stage, TournamentCommand, TournamentSpec,
+    Coefficient, Judge, JudgeId, Scheme, Stage, Standings, TournamentCommand, TournamentSpec,
 };
-use std::sync::Arc;
 use std::time::Duration;
 use tonic::transport::Channel;
 
@@ -35,8 +35,6 @@ const JUDGES: &[&str] = &["Anna", "Boris", "Clara", "Dmitri", "Elena", "Fyodor"]
 pub struct Demo {
     pub scoring: String,
     pub referee: String,
-    pub log: Arc<dyn EventLog>,
-    pub store: Arc<Store>,
     pub tournament: TournamentId,
     pub tables: u32,
     pub rounds: u32,
@@ -152,12 +150,20 @@ impl Demo {
             .collect::<Result<_, _>>()?)
     }
 
+    fn tref(&self) -> TournamentRef {
+        TournamentRef {
+            tournament: self.tournament.to_string(),
+        }
+    }
+
     /// The top of the standings, one line.
-    async fn print_standings(&self, after: &GameId) {
-        let Ok(h) = self.store.get(&self.tournament).await else {
+    async fn print_standings(&self, c: &mut ScoringClient<Channel>, after: &GameId) {
+        let Ok(reply) = c.get_standings(self.tref()).await else {
             return;
         };
-        let s = standings(&h.lock().await.tournament);
+        let Ok(s) = serde_json::from_str::<Standings>(&reply.get_ref().standings_json) else {
+            return;
+        };
         let top: Vec<String> = s
             .rows
             .iter()
@@ -168,18 +174,10 @@ impl Demo {
     }
 
     /// Waits (briefly) until the scoring service has scored `n` games.
-    async fn scored(&self, n: usize) {
+    async fn scored(&self, c: &mut ScoringClient<Channel>, n: u32) {
         for _ in 0..100 {
-            if let Ok(h) = self.store.get(&self.tournament).await {
-                let scored = h
-                    .lock()
-                    .await
-                    .tournament
-                    .games
-                    .values()
-                    .filter(|g| g.result.is_some())
-                    .count();
-                if scored >= n {
+            if let Ok(t) = c.get_tournament(self.tref()).await {
+                if t.get_ref().scored_games >= n {
                     return;
                 }
             }
@@ -202,12 +200,12 @@ impl Demo {
             println!("  round {round} seated and opened: {} tables", games.len());
             let mut set = tokio::task::JoinSet::new();
             for game in games {
-                let bytes = self
-                    .log
-                    .header(&game.to_string())
-                    .await?
-                    .context("an opened game has a header")?;
-                let header: Header = serde_json::from_slice(&bytes)?;
+                let header = referee
+                    .clone()
+                    .game(&game, Audience::Judge)
+                    .await
+                    .with_context(|| format!("reading the opened game {game}"))?
+                    .header;
                 let referee = referee.clone();
                 let seed = self.seed ^ (u64::from(round) << 16) ^ u64::from(game.table);
                 let speed = Some(self.speed);
@@ -220,8 +218,8 @@ impl Demo {
                 let (game, r) = done?;
                 r.with_context(|| format!("playing {game}"))?;
                 ended += 1;
-                self.scored(ended).await;
-                self.print_standings(&game).await;
+                self.scored(&mut c, ended).await;
+                self.print_standings(&mut c, &game).await;
             }
         }
         println!("  the tournament is over; the services keep running (Ctrl-C stops them)");

@@ -45,6 +45,14 @@ impl Default for ServerConfig {
     }
 }
 
+/// Where the judge console (`console.rs`) finds the referee.
+#[derive(Clone, Debug, Default)]
+pub struct ConsoleConfig {
+    /// The referee's gRPC-web base URL as the judge's browser reaches it,
+    /// e.g. `http://10.0.0.2:50051`; `None`: the judge types it in.
+    pub referee_url: Option<String>,
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
@@ -54,6 +62,7 @@ pub struct AppState {
     pub closing: Closing,
     /// Tournament standings, folded off the log (`crate::standings`).
     pub standings: crate::board::Board,
+    pub console: ConsoleConfig,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,6 +89,10 @@ pub struct ApiError(StatusCode, String);
 impl ApiError {
     pub fn bad_request(why: String) -> ApiError {
         ApiError(StatusCode::BAD_REQUEST, why)
+    }
+
+    pub fn forbidden(why: String) -> ApiError {
+        ApiError(StatusCode::FORBIDDEN, why)
     }
 }
 

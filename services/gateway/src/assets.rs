@@ -58,7 +58,12 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
 ];
 
 pub fn routes() -> Router<AppState> {
-    ASSETS.iter().fold(Router::new(), |r, &(path, ty, body)| {
+    embedded(ASSETS)
+}
+
+/// A GET route for each embedded (path, content type, content).
+pub fn embedded(assets: &'static [(&'static str, &'static str, &'static str)]) -> Router<AppState> {
+    assets.iter().fold(Router::new(), |r, &(path, ty, body)| {
         r.route(
             path,
             get(move || async move {

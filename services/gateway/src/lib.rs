@@ -10,6 +10,7 @@ pub mod assets;
 pub mod auth;
 pub mod board;
 pub mod closing;
+pub mod console;
 pub mod demo;
 pub mod graphql;
 pub mod graphql_types;
@@ -20,7 +21,7 @@ pub mod server;
 pub mod shared;
 pub mod standings;
 
-pub use app::{AppState, ServerConfig};
+pub use app::{AppState, ConsoleConfig, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
 pub use server::router;
@@ -71,5 +72,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         config,
         closing: closing::Closing::default(),
         standings: board::Board::default(),
+        console: ConsoleConfig::default(),
     }
 }

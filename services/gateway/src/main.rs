@@ -40,6 +40,11 @@ struct Args {
     /// Milliseconds between commands at each demo table.
     #[arg(long, default_value_t = 1500)]
     demo_pace_ms: u64,
+    /// The referee's gRPC-web URL as judges' browsers reach it, for the
+    /// judge console (`/judge-console`); the referee must admit this
+    /// gateway's origin (`MAFIA_REFEREE_WEB_ORIGINS`).
+    #[arg(long, env = "MAFIA_CONSOLE_REFEREE_URL")]
+    console_referee_url: Option<String>,
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
@@ -140,7 +145,9 @@ async fn main() -> anyhow::Result<()> {
             token(Role::ChiefJudge)
         );
     }
-    let state = app_state(hub.clone(), tokens, ServerConfig::default());
+    println!("judge console: http://{addr}/judge-console");
+    let mut state = app_state(hub.clone(), tokens, ServerConfig::default());
+    state.console.referee_url = args.console_referee_url.clone();
     tokio::spawn(mafia_gateway::standings::follow(
         state.standings.clone(),
         log_for_standings,

@@ -36,6 +36,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::assets::routes())
+        .merge(crate::console::routes())
         .with_state(state)
         .merge(graphql)
         .merge(standings)

@@ -64,6 +64,10 @@ struct Args {
     /// PEM private key for --tls-cert.
     #[arg(long, env = "MAFIA_REFEREE_TLS_KEY")]
     tls_key: Option<String>,
+    /// Origins (comma-separated) whose pages may call over gRPC-web: the
+    /// gateway serving the judge console, e.g. http://127.0.0.1:8080; * for any.
+    #[arg(long, env = "MAFIA_REFEREE_WEB_ORIGINS", value_delimiter = ',')]
+    web_origins: Vec<String>,
     /// Log JSON lines instead of text (filter with RUST_LOG, default info).
     #[arg(long, env = "MAFIA_REFEREE_LOG_JSON")]
     log_json: bool,
@@ -101,6 +105,7 @@ async fn main() -> anyhow::Result<()> {
         tokens,
         max_message_bytes: args.max_message_bytes,
         tls,
+        web_origins: args.web_origins,
         ..RefereeOptions::default()
     };
     if let Some(o) = args.owner {

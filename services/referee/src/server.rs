@@ -5,6 +5,7 @@ use crate::auth::Tokens;
 use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::service::{RefereeService, Shared};
+use axum::http::{HeaderName, HeaderValue, Method};
 use mafia_event_log::{EventLog, Fanout, FanoutConfig};
 use mafia_proto::v1::referee_server::RefereeServer;
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tower_http::cors::CorsLayer;
 
 /// How a referee runs. `Default` suits tests: no tokens, no TLS, no metrics.
 #[derive(Debug, Clone)]
@@ -33,6 +35,11 @@ pub struct RefereeOptions {
     pub max_command_bytes: usize,
     /// PEM certificate chain and private key, to serve over TLS.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
+    /// Origins whose pages may call the referee over gRPC-web (the judge
+    /// console on the gateway, e.g. `http://127.0.0.1:8080`); `*` for any.
+    /// gRPC-web itself is always served; without an origin here a browser
+    /// refuses the cross-origin call.
+    pub web_origins: Vec<String>,
 }
 
 impl Default for RefereeOptions {
@@ -45,6 +52,7 @@ impl Default for RefereeOptions {
             max_message_bytes: 64 * 1024,
             max_command_bytes: 4 * 1024,
             tls: None,
+            web_origins: Vec::new(),
         }
     }
 }
@@ -66,6 +74,8 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    #[error("web origin {0:?} is not an origin (scheme://host[:port], or *)")]
+    WebOrigin(String),
 }
 
 /// A running referee. Call [`RunningReferee::shutdown`] to stop it cleanly.
@@ -148,12 +158,17 @@ pub async fn start(
     .max_decoding_message_size(opts.max_message_bytes)
     .max_encoding_message_size(opts.max_message_bytes.max(1024 * 1024));
 
-    let mut builder = Server::builder();
+    let cors = web_cors(&opts.web_origins)?;
+    // HTTP/1.1 as well as HTTP/2: browsers speak gRPC-web over either, and
+    // GrpcWebLayer translates it for the services; native gRPC passes through.
+    let mut builder = Server::builder().accept_http1(true);
     if let Some((cert, key)) = &opts.tls {
         builder =
             builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
     }
     let router = builder
+        .layer(cors)
+        .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -190,6 +205,50 @@ pub async fn start(
     })
 }
 
+/// CORS for gRPC-web callers from `origins`: the headers a gRPC-web call
+/// sends (the bearer token among them) and the trailers it must read.
+fn web_cors(origins: &[String]) -> Result<CorsLayer, ServeError> {
+    use tower_http::cors::AllowOrigin;
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        let list = origins
+            .iter()
+            .map(|o| {
+                let o = o.trim_end_matches('/');
+                match o.split_once("://") {
+                    Some(("http" | "https", host)) if !host.is_empty() && !host.contains('/') => {
+                        HeaderValue::from_str(o).map_err(|_| ServeError::WebOrigin(o.to_owned()))
+                    }
+                    _ => Err(ServeError::WebOrigin(o.to_owned())),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        AllowOrigin::list(list)
+    };
+    let names = |list: &[&'static str]| {
+        list.iter()
+            .map(|n| HeaderName::from_static(n))
+            .collect::<Vec<_>>()
+    };
+    Ok(CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([Method::POST, Method::OPTIONS])
+        .allow_headers(names(&[
+            "authorization",
+            "content-type",
+            "x-grpc-web",
+            "x-user-agent",
+            "grpc-timeout",
+        ]))
+        .expose_headers(names(&[
+            "grpc-status",
+            "grpc-message",
+            "grpc-status-details-bin",
+        ]))
+        .max_age(Duration::from_secs(24 * 3600)))
+}
+
 impl RunningReferee {
     /// Serves Prometheus text on `listener` (`GET /metrics`) until shutdown.
     pub fn serve_metrics(&mut self, listener: TcpListener) {
@@ -217,11 +276,6 @@ impl RunningReferee {
                 tracing::warn!(error = %e, "metrics server failed");
             }
         }));
-    }
-
-    /// Waits until something else triggers shutdown (e.g. the server failed).
-    pub fn shutdown_handle(&self) -> watch::Sender<bool> {
-        self.shutdown.clone()
     }
 
     /// Stops accepting, tells open streams to reconnect elsewhere (UNAVAILABLE),

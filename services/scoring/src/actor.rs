@@ -5,28 +5,18 @@
 //! (the crate then checks the game is bound to him). A table judge token
 //! without a name acts as the judge the tournament bound to the game.
 
-use mafia_access::{AuthError, Caller, Role, Tokens};
+use mafia_access::{Caller, Role, Tokens};
 use mafia_record::TournamentId;
 use mafia_tournament::{Actor, JudgeId, Tournament, TournamentCommand};
 use tonic::metadata::MetadataMap;
 use tonic::Status;
 
-pub fn status(e: AuthError) -> Status {
-    match e {
-        AuthError::BadToken | AuthError::BadScheme => Status::unauthenticated(e.to_string()),
-        AuthError::Denied { .. } => Status::permission_denied(e.to_string()),
-        AuthError::Config(_) => Status::internal(e.to_string()),
-    }
-}
+pub use mafia_proto::auth::status;
 
 /// The caller, `Public` without an `authorization` header; a bad token is
 /// UNAUTHENTICATED.
 pub fn authenticate(tokens: &Tokens, meta: &MetadataMap) -> Result<Caller, Status> {
-    let Some(value) = meta.get("authorization") else {
-        return Ok(Caller::Public);
-    };
-    let value = value.to_str().map_err(|_| status(AuthError::BadScheme))?;
-    tokens.check_authorization(Some(value)).map_err(status)
+    mafia_proto::auth::caller(tokens, meta, Some(Caller::Public))
 }
 
 /// The organiser, before any tournament exists.

@@ -1,5 +1,6 @@
 //! Players from CSV: `id,nickname[,club[,photo_url]]`, one a line, an
-//! optional header line starting with `id`. A broken line is named by number.
+//! optional header line starting with `id`; fields as CSV quotes them. A
+//! broken line is named by number.
 
 use mafia_tournament::{Player, PlayerId};
 
@@ -10,17 +11,46 @@ pub struct CsvError {
     pub why: String,
 }
 
-/// The players, each with its 1-based line number.
+/// The players, each with its 1-based line number. Fields are CSV's
+/// (RFC 4180): a nickname or a club with a comma is quoted.
 pub fn parse_players(text: &str) -> Result<Vec<(usize, Player)>, CsvError> {
     let mut out = Vec::new();
     let mut seen_row = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let raw = raw.trim();
-        if raw.is_empty() {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    // The reader's own line count skips blank lines, and a record after
+    // one starts at the blank line's end: count every line, from the
+    // record's first character.
+    let line_at = |byte: u64| {
+        let bytes = text.as_bytes();
+        let mut at = byte as usize;
+        while bytes.get(at).is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+            at += 1;
+        }
+        bytes[..at.min(bytes.len())]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1
+    };
+    for record in reader.records() {
+        let record = record.map_err(|e| CsvError {
+            line: e.position().map_or(0, |p| line_at(p.byte())),
+            why: e.to_string(),
+        })?;
+        let line = record.position().map_or(0, |p| line_at(p.byte()));
+        if record.iter().any(|f| f.contains(['\n', '\r'])) {
+            return Err(CsvError {
+                line,
+                why: "a quoted field runs past the end of its line (a quote not closed?)".into(),
+            });
+        }
+        let fields: Vec<&str> = record.iter().map(str::trim).collect();
+        if fields.iter().all(|f| f.is_empty()) {
             continue;
         }
-        let fields: Vec<&str> = raw.split(',').map(str::trim).collect();
         if !seen_row && fields[0].eq_ignore_ascii_case("id") {
             seen_row = true;
             continue;
@@ -72,5 +102,18 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].1.club.as_deref(), Some("Red"));
         assert_eq!(p[1].0, 3);
+    }
+
+    #[test]
+    fn a_quoted_field_may_hold_a_comma_and_quotes() {
+        let p = parse_players("p1,\"Ann, the \"\"Fox\"\"\",\"Red, Square\"\n").unwrap();
+        assert_eq!(p[0].1.nickname, "Ann, the \"Fox\"");
+        assert_eq!(p[0].1.club.as_deref(), Some("Red, Square"));
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_an_error_not_a_player() {
+        let e = parse_players("p1,Ann\np2,\"Bob\n").unwrap_err();
+        assert!(e.to_string().starts_with("players CSV line"), "{e}");
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod actor;
 pub mod csv;
+pub mod export;
 pub mod follower;
 pub mod metrics;
 pub mod open_round;

@@ -6,15 +6,15 @@ use crate::store::{Store, StoreError};
 use mafia_access::Tokens;
 use mafia_proto::v1::scoring_server::Scoring;
 use mafia_proto::v1::{
-    CommandReply, CommandRequest, CreateTournamentRequest, OpenRoundReply, OpenRoundRequest,
-    PlayerHistoryReply, PlayerHistoryRequest, RegisterPlayersCsvRequest, SeatRoundReply,
-    SeatRoundRequest, StandingsReply, TournamentRef, TournamentSummary,
+    CommandReply, CommandRequest, CreateTournamentRequest, ExportReply, ExportRequest,
+    OpenRoundReply, OpenRoundRequest, PlayerHistoryReply, PlayerHistoryRequest,
+    RegisterPlayersCsvRequest, SeatRoundReply, SeatRoundRequest, StandingsReply, TournamentRef,
+    TournamentSummary,
 };
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::{
-    history, standings, PlayerId, TournamentCommand, TournamentError, TournamentEvent,
-    TournamentSpec,
+    history, PlayerId, TournamentCommand, TournamentError, TournamentEvent, TournamentSpec,
 };
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -302,16 +302,24 @@ impl Scoring for ScoringService {
         &self,
         req: Request<TournamentRef>,
     ) -> Result<Response<StandingsReply>, Status> {
-        authenticate(&self.tokens, req.metadata())?;
+        let caller = authenticate(&self.tokens, req.metadata())?;
         let id = tournament_id(&req.get_ref().tournament)?;
         let h = self.store.get(&id).await.map_err(status)?;
         let h = h.lock().await;
-        let json = serde_json::to_string(&standings(&h.tournament))
+        let json = serde_json::to_string(&crate::export::standings_for(&caller, &h.tournament))
             .map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(StandingsReply {
             version: h.tournament.version,
             standings_json: json,
         }))
+    }
+
+    async fn export(&self, req: Request<ExportRequest>) -> Result<Response<ExportReply>, Status> {
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let h = h.lock().await;
+        crate::export::export_file(&caller, &h.tournament, req.get_ref()).map(Response::new)
     }
 
     async fn player_history(

@@ -4,8 +4,8 @@ use mafia_event_log::testing::{RedisServer, ScopedPrefix};
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
 use mafia_proto::v1::scoring_client::ScoringClient;
 use mafia_proto::v1::{
-    CommandRequest, CreateTournamentRequest, PlayerHistoryRequest, RegisterPlayersCsvRequest,
-    TournamentRef,
+    CommandRequest, CreateTournamentRequest, ExportKind, ExportRequest, PlayerHistoryRequest,
+    RegisterPlayersCsvRequest, TournamentRef,
 };
 use mafia_record::{GameId, StageId, TournamentId};
 use mafia_rules::{Role, RuleSetId, Seat, Team};
@@ -79,9 +79,13 @@ async fn command(
 }
 
 async fn standings(c: &mut ScoringClient<Channel>) -> (u64, String) {
+    standings_as(c, "").await
+}
+
+async fn standings_as(c: &mut ScoringClient<Channel>, token: &str) -> (u64, String) {
     let r = c
         .get_standings(with_token(
-            "",
+            token,
             TournamentRef {
                 tournament: "cup".into(),
             },
@@ -796,6 +800,62 @@ fn row(json: &str, player: &str) -> serde_json::Value {
 /// Judge inputs, the chief judge's approval and an appeal, each through the
 /// service's Command call; each refusal names its rule and stores nothing,
 /// and the standings follow every accepted step.
+async fn export(
+    c: &mut ScoringClient<Channel>,
+    token: &str,
+    kind: ExportKind,
+    round: u32,
+) -> Result<mafia_proto::v1::ExportReply, tonic::Status> {
+    c.export(with_token(
+        token,
+        ExportRequest {
+            tournament: "cup".into(),
+            kind: kind as i32,
+            round,
+            stage: String::new(),
+        },
+    ))
+    .await
+    .map(|r| r.into_inner())
+}
+
+/// `Export` gives the crate's files under the same rule as GetStandings:
+/// the JSON standings are the served standings, pending extras only for
+/// the chief judge; a round not seated or no kind is refused.
+async fn exports_follow_the_standings_rule(c: &mut ScoringClient<Channel>) {
+    for token in ["", "chief-token"] {
+        let f = export(c, token, ExportKind::StandingsJson, 0)
+            .await
+            .unwrap();
+        assert_eq!(f.content_type, "application/json");
+        assert_eq!(f.file_name, "cup-standings.json");
+        let file: serde_json::Value = serde_json::from_slice(&f.content).unwrap();
+        let served: serde_json::Value =
+            serde_json::from_str(&standings_as(c, token).await.1).unwrap();
+        assert_eq!(
+            file, served,
+            "the export is the standings {token:?} is served"
+        );
+        let csv = export(c, token, ExportKind::StandingsCsv, 0).await.unwrap();
+        assert!(csv.content_type.starts_with("text/csv"), "{csv:?}");
+        assert!(String::from_utf8(csv.content).unwrap().lines().count() > 1);
+        let games = export(c, token, ExportKind::GamesJson, 0).await.unwrap();
+        let rows: serde_json::Value = serde_json::from_slice(&games.content).unwrap();
+        assert_eq!(
+            rows.as_array().map(Vec::len),
+            Some(10),
+            "one row per seat of the scored game"
+        );
+    }
+    let sheet = export(c, "", ExportKind::SeatingHtml, 1).await.unwrap();
+    assert!(sheet.content_type.starts_with("text/html"), "{sheet:?}");
+    assert!(String::from_utf8(sheet.content).unwrap().contains("<html"));
+    let e = export(c, "", ExportKind::SeatingHtml, 9).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    let e = export(c, "", ExportKind::Unspecified, 0).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+}
+
 #[tokio::test]
 async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_store_nothing() {
     use mafia_tournament::{AppealDecision, ApprovalItem, ExtraPoint, JudgeInputs, Points};
@@ -841,12 +901,16 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     command(&mut c, "named-j1-token", &inputs(1.6))
         .await
         .unwrap();
-    let p01 = row(&standings(&mut c).await.1, "p01");
+    let p01 = row(&standings_as(&mut c, "chief-token").await.1, "p01");
     assert_eq!(
         (&p01["extra_pending"], &p01["points"]["extra"]),
         (&1.6.into(), &0.0.into()),
         "{p01}"
     );
+    // Only the chief judge sees what waits for him; the public does not.
+    let p01 = row(&standings(&mut c).await.1, "p01");
+    assert_eq!(p01["extra_pending"], 0.0, "{p01}");
+    exports_follow_the_standings_rule(&mut c).await;
     let approve = TournamentCommand::Approve {
         game: game(1),
         item: ApprovalItem::ExtraValue {
@@ -889,6 +953,8 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     let json = standings(&mut c).await.1;
     assert_eq!(row(&json, "p01")["wins"], 0, "{json}");
     assert_eq!(row(&json, "p05")["wins"], 1, "{json}");
+    // The +1.6 was given to a winner; p01 lost after all, so it is void.
+    assert_eq!(row(&json, "p01")["points"]["extra"], 0.0, "{json}");
 
     // An appeal after its window (rfm: 10 minutes after the game).
     let old = TournamentCommand::RecordResult {

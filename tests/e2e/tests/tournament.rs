@@ -6,7 +6,10 @@
 //! simulator (`simulate_game`, random legal commands). The scoring service is
 //! killed with SIGKILL mid-tournament and restarted; its standings must be
 //! the bytes of the tournament crate's fold of the stored logs, and the
-//! results it stored the facts of the stored games, each counted once.
+//! results it stored the facts of the stored games, each counted once. A
+//! gateway process follows the same log, and the reference `graphql-ws`
+//! client subscribed to its `standings` sees the table change after each
+//! game, to the fold's totals.
 
 use mafia_event_log::testing::RedisServer;
 use mafia_event_log::{EventLog, RedisLog, RedisLogConfig};
@@ -47,6 +50,8 @@ fn bins() -> PathBuf {
             "mafia-referee",
             "-p",
             "mafia-scoring",
+            "-p",
+            "mafia-gateway",
         ])
         .status()
         .expect("cargo runs");
@@ -57,6 +62,12 @@ fn bins() -> PathBuf {
 
 /// Starts a process and returns it with the address its `listening on` line names.
 async fn spawn_listening(cmd: &mut Command) -> (Child, String) {
+    spawn_announcing(cmd, "listening on").await
+}
+
+/// Starts a process and returns it with the address on its first line
+/// that has `marker` (`http://ADDR/…` or `ADDR`).
+async fn spawn_announcing(cmd: &mut Command, marker: &str) -> (Child, String) {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -70,8 +81,9 @@ async fn spawn_listening(cmd: &mut Command) -> (Child, String) {
             .expect("the process prints its address")
             .unwrap()
             .expect("the process did not exit");
-        if let Some(rest) = line.split("listening on").nth(1) {
-            break rest.trim().trim_start_matches("http://").to_string();
+        if let Some(rest) = line.split(marker).nth(1) {
+            let rest = rest.trim().trim_start_matches("http://");
+            break rest.split('/').next().unwrap().to_string();
         }
     };
     // Keep draining stdout so the process never blocks on a full pipe.
@@ -343,6 +355,96 @@ async fn check_standings(c: &mut ScoringClient<Channel>, log: &RedisLog, games: 
     );
 }
 
+/// One table the GraphQL subscriber printed (`js/standings.mjs`).
+#[derive(Debug, serde::Deserialize)]
+struct Seen {
+    version: u64,
+    games: u32,
+    totals: std::collections::BTreeMap<String, f64>,
+}
+
+/// The reference `graphql-ws` client subscribed to the tournament's
+/// standings on `gateway`, its tables as they arrive.
+async fn standings_subscriber(
+    gateway: &str,
+) -> (Child, tokio::sync::mpsc::UnboundedReceiver<Seen>) {
+    let js = workspace().join("tests/e2e/js");
+    if !js.join("node_modules/graphql-ws").exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&js)
+            .status()
+            .await
+            .expect("npm runs (install Node.js and npm)");
+        assert!(status.success(), "npm ci failed");
+    }
+    let mut child = Command::new("node")
+        .arg(js.join("standings.mjs"))
+        .arg(format!("ws://{gateway}/graphql/ws"))
+        .arg(TOURNAMENT)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let seen: Seen = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if tx.send(seen).is_err() {
+                return;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Waits for the subscriber's table of `games` scored games, checks its
+/// versions only grew on the way, and that its totals are the fold's.
+async fn subscriber_sees(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Seen>,
+    last_version: &mut u64,
+    games: u32,
+    log: &RedisLog,
+) {
+    let seen = loop {
+        let s = tokio::time::timeout(Duration::from_secs(60), rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no standings of {games} games reached the subscriber"))
+            .expect("the subscriber runs");
+        assert!(
+            s.version > *last_version || (*last_version == 0 && s.version == 0),
+            "versions grow: {s:?} after {last_version}"
+        );
+        *last_version = s.version;
+        assert!(s.games <= games, "more games than played: {s:?}");
+        if s.games == games {
+            break s;
+        }
+    };
+    let fold = standings(&stored_tournament(log).await);
+    let fold: serde_json::Value = serde_json::to_value(&fold).unwrap();
+    let totals: std::collections::BTreeMap<String, f64> = fold["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["player"].as_str().unwrap().to_string(),
+                r["points"]["total"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(seen.totals.len(), totals.len(), "{seen:?}");
+    for (player, total) in &totals {
+        let got = seen.totals[player];
+        assert!(
+            (got - total).abs() < 1e-9,
+            "{player}: {got} on the subscriber, {total} in the fold"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_tournament_of_three_rounds_survives_a_kill_of_the_scoring_service() {
     let bin = bins();
@@ -373,6 +475,18 @@ async fn a_tournament_of_three_rounds_survives_a_kill_of_the_scoring_service() {
         .unwrap();
     let (mut scoring, mut c) = setup.scoring().await;
     create(&mut c).await;
+    let (_gateway, gateway) = spawn_announcing(
+        Command::new(setup.bin.join("mafia-gateway"))
+            .args(["--listen", "127.0.0.1:0", "--redis-url", redis.url()])
+            .args(["--redis-prefix", &prefix])
+            .env_remove("REDIS_URL")
+            .env("MAFIA_TOKENS", &setup.tokens),
+        "hall screen:",
+    )
+    .await;
+    let (_subscriber, mut tables) = standings_subscriber(&gateway).await;
+    let mut version = 0;
+    subscriber_sees(&mut tables, &mut version, 0, &log).await;
 
     let mut played = 0;
     let mut standings_seen = vec![standings_json(&mut c).await];
@@ -395,6 +509,7 @@ async fn a_tournament_of_three_rounds_survives_a_kill_of_the_scoring_service() {
             }
             scored(&mut c, played).await;
             check_standings(&mut c, &log, played as usize).await;
+            subscriber_sees(&mut tables, &mut version, played, &log).await;
             let now = standings_json(&mut c).await;
             assert_ne!(
                 standings_seen.last(),

@@ -143,6 +143,14 @@ impl Cup {
     /// Seats `round` of `stage` with players `first..first+10` at table 1, the
     /// next ten at table 2, …, and assigns game 1 of each table to j1.
     pub fn seat_round(&mut self, stage: &str, round: u32, players: &[Vec<usize>]) -> Vec<GameId> {
+        self.seat_round_unassigned(stage, round, players);
+        (1..=players.len() as u32)
+            .map(|table| self.assign(stage, round, table))
+            .collect()
+    }
+
+    /// Seats a round and assigns none of its games yet.
+    pub fn seat_round_unassigned(&mut self, stage: &str, round: u32, players: &[Vec<usize>]) {
         let tables = players
             .iter()
             .enumerate()
@@ -160,19 +168,20 @@ impl Cup {
                 tables,
             },
         );
-        (1..=players.len() as u32)
-            .map(|table| {
-                let game = self.game_id(stage, round, table);
-                self.ok(
-                    Actor::Organiser,
-                    TournamentCommand::AssignGame {
-                        game: game.clone(),
-                        judge: None,
-                    },
-                );
-                game
-            })
-            .collect()
+    }
+
+    /// Assigns game 1 of a seated table, as OpenRound does before it opens
+    /// the game on the referee.
+    pub fn assign(&mut self, stage: &str, round: u32, table: u32) -> GameId {
+        let game = self.game_id(stage, round, table);
+        self.ok(
+            Actor::Organiser,
+            TournamentCommand::AssignGame {
+                game: game.clone(),
+                judge: None,
+            },
+        );
+        game
     }
 
     pub fn game_id(&self, stage: &str, round: u32, table: u32) -> GameId {

@@ -1,0 +1,840 @@
+// The table judge's console (issue 9): gRPC-web to the referee, which alone
+// checks and stores commands. This page keeps no rules of its own: what
+// comes next is the referee's prompt, a refused command is the referee's
+// violation. Commands wait in localStorage with their client sequence
+// numbers until acknowledged, so a lost connection or a reload loses none,
+// and the referee's acks (duplicates included) mean none is applied twice.
+"use strict";
+import { SCHEMA, ENUMS } from "./console_proto.js";
+
+// ---------------------------------------------------------------- protobuf
+// A small runtime over the generated SCHEMA (crates/proto/src/browser.rs).
+const enc = new TextEncoder(), dec = new TextDecoder();
+const VARINTS = new Set(["uint32", "uint64", "int32", "int64", "bool", "enum"]);
+
+function varint(out, v) {
+  let n = BigInt.asUintN(64, BigInt(v));
+  while (n >= 0x80n) { out.push(Number(n & 0x7fn) | 0x80); n >>= 7n; }
+  out.push(Number(n));
+}
+function lengthDelimited(out, no, bytes) {
+  varint(out, (no << 3) | 2); varint(out, bytes.length);
+  for (const b of bytes) out.push(b);
+}
+function scalarOut(ty, sub, x) {
+  if (ty === "bool") return x ? 1 : 0;
+  if (ty === "enum") return typeof x === "string" ? ENUMS[sub][x] : x;
+  return x;
+}
+function isDefault(ty, x) {
+  return x === 0 || x === 0n || x === false || x === "" || (ty === "enum" && x === 0);
+}
+function writeMessage(out, type, obj) {
+  for (const [no, name, ty, sub, rep, oneof, opt] of SCHEMA[type]) {
+    const v = obj[name];
+    if (v === undefined || v === null) continue;
+    if (rep && VARINTS.has(ty)) {
+      if (!v.length) continue;
+      const packed = [];
+      for (const x of v) varint(packed, scalarOut(ty, sub, x));
+      lengthDelimited(out, no, packed);
+      continue;
+    }
+    for (const x of rep ? v : [v]) {
+      if (!rep && !oneof && !opt && ty !== "message" && isDefault(ty, x)) continue;
+      if (ty === "message") { const inner = []; writeMessage(inner, sub, x); lengthDelimited(out, no, inner); }
+      else if (ty === "string") lengthDelimited(out, no, enc.encode(x));
+      else if (ty === "bytes") lengthDelimited(out, no, x);
+      else { varint(out, no << 3); varint(out, scalarOut(ty, sub, x)); }
+    }
+  }
+}
+export function encode(type, obj) { const out = []; writeMessage(out, type, obj); return Uint8Array.from(out); }
+
+class Reader {
+  constructor(u8) { this.u8 = u8; this.p = 0; }
+  varint() {
+    let r = 0n, s = 0n;
+    for (;;) {
+      if (this.p >= this.u8.length) throw new Error("truncated varint");
+      const b = this.u8[this.p++];
+      r |= BigInt(b & 0x7f) << s;
+      if (!(b & 0x80)) return r;
+      s += 7n;
+    }
+  }
+  take(n) { const s = this.u8.subarray(this.p, this.p + n); this.p += n; return s; }
+}
+function scalarIn(ty, v) {
+  switch (ty) {
+    case "bool": return v !== 0n;
+    case "int32": return Number(BigInt.asIntN(32, v));
+    case "int64": return Number(BigInt.asIntN(64, v));
+    default: return Number(v);
+  }
+}
+function defaultOf(ty) { return ty === "string" ? "" : ty === "bool" ? false : ty === "bytes" ? new Uint8Array() : ty === "message" ? null : 0; }
+export function decode(type, u8) {
+  const fields = {}, out = {};
+  for (const f of SCHEMA[type]) {
+    const [no, name, ty, , rep, oneof, opt] = f;
+    fields[no] = f;
+    if (rep) out[name] = [];
+    else if (!oneof && !opt) out[name] = defaultOf(ty);
+  }
+  const r = new Reader(u8);
+  while (r.p < u8.length) {
+    const key = Number(r.varint()), no = key >>> 3, wt = key & 7;
+    const f = fields[no];
+    const put = (v) => { if (f[4]) out[f[1]].push(v); else out[f[1]] = v; };
+    if (wt === 0) { const v = r.varint(); if (f) put(scalarIn(f[2], v)); }
+    else if (wt === 2) {
+      const bytes = r.take(Number(r.varint()));
+      if (!f) continue;
+      if (f[2] === "message") put(decode(f[3], bytes));
+      else if (f[2] === "string") put(dec.decode(bytes));
+      else if (f[2] === "bytes") put(bytes.slice());
+      else { const inner = new Reader(bytes); while (inner.p < bytes.length) put(scalarIn(f[2], inner.varint())); }
+    } else if (wt === 1) r.take(8);
+    else if (wt === 5) r.take(4);
+    else throw new Error("unknown wire type " + wt);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- gRPC-web
+class NetError extends Error {}
+class GrpcError extends Error { constructor(code, message) { super(message); this.code = code; } }
+const UNAVAILABLE = 14, PERMISSION_DENIED = 7, UNAUTHENTICATED = 16, NOT_FOUND = 5, ALREADY_EXISTS = 6;
+
+function frame(parts) {
+  const total = parts.reduce((a, p) => a + 5 + p.length, 0);
+  const body = new Uint8Array(total), view = new DataView(body.buffer);
+  let o = 0;
+  for (const p of parts) { body[o] = 0; view.setUint32(o + 1, p.length); body.set(p, o + 5); o += 5 + p.length; }
+  return body;
+}
+function trailers(text) {
+  const t = {};
+  for (const line of text.split("\r\n")) { const i = line.indexOf(":"); if (i > 0) t[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim(); }
+  return t;
+}
+// One call: `msgs` as the request body; each reply message to `onMessage`
+// as it arrives. Resolves on grpc-status 0, else throws.
+async function grpcWeb(method, reqType, msgs, respType, onMessage) {
+  let resp;
+  try {
+    resp = await fetch(S.referee.replace(/\/$/, "") + "/mafia.v1.Referee/" + method, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": "Bearer " + S.token },
+      body: frame(msgs.map((m) => encode(reqType, m))),
+      cache: "no-store",
+    });
+  } catch (e) { throw new NetError(String(e.message || e)); }
+  if (!resp.ok) throw new NetError("HTTP " + resp.status);
+  let status = resp.headers.get("grpc-status"), message = resp.headers.get("grpc-message") || "";
+  let buf = new Uint8Array(0);
+  try {
+    const reader = resp.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (value) {
+        const next = new Uint8Array(buf.length + value.length); next.set(buf); next.set(value, buf.length); buf = next;
+        while (buf.length >= 5) {
+          const len = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
+          if (buf.length < 5 + len) break;
+          const flag = buf[0], payload = buf.slice(5, 5 + len);
+          buf = buf.slice(5 + len);
+          if (flag & 0x80) { const t = trailers(dec.decode(payload)); status = t["grpc-status"]; message = t["grpc-message"] || ""; }
+          else onMessage(decode(respType, payload));
+        }
+      }
+      if (done) break;
+    }
+  } catch (e) { if (e instanceof GrpcError) throw e; throw new NetError(String(e.message || e)); }
+  if (status === null || status === undefined) throw new NetError("the reply was cut off");
+  if (status !== "0") throw new GrpcError(Number(status), decodeURIComponent(message));
+}
+async function unary(method, reqType, msg, respType) {
+  let out = null;
+  await grpcWeb(method, reqType, [msg], respType, (m) => { out = m; });
+  return out;
+}
+
+// ---------------------------------------------------------------- language
+const I18N = {
+  en: {
+    title: "Judge console", token: "Table judge's token", referee: "Referee (gRPC-web)", login: "Log in",
+    games: "Your games", noGames: "No game of yours yet: open one below.", open: "Open", over: "over", live: "live",
+    gameId: "Game id", openById: "Open by id", newGame: "Open a new game", tournamentId: "Tournament id", tournament: "Tournament",
+    stage: "Stage", round: "Round", table: "Table", game: "Game", judge: "Judge", rules: "Rule set", seat: "Seat",
+    nickname: "Nickname", deal: "Deal", bySeed: "digital (seed)", byCards: "drawn cards", seed: "Seed", create: "Open the game",
+    online: "online", offline: "offline", sending: "sending…", queued: "queued", acked: "acked", readOnly: "This game is open in another tab of this browser; this tab only watches.",
+    next: "Next", undo: "Undo", foul: "Foul", start: "Start timer", confirmUndo: "Undo the last command of this phase? Enter/y: yes, Esc/n: no",
+    rejected: "Refused by the referee", discarded: "Discarded (entered after the refused command)", conflict: "Another console already used command #%s; yours was not applied.",
+    expect: {
+      night0: "Night 0: %s", speech: "Seat %s speaks", tie: "tie speech", nomOnly: "nominations only", free_talk: "Free talk",
+      vote_call: "Who wants a vote today? Select, Enter", vote: "Vote on #%s (round %s): hands — select, Enter", ballot: "Seat %s names a candidate",
+      lift: "Shall all of them leave (%s)? Hands — select, Enter", last_words: "Last words of seat %s", testament: "testament",
+      beauty_pick: "The Beauty (seat %s) picks", shots: "Mafia shoots: seats %s yet to shoot — target", don_check: "The Don (seat %s) checks", sheriff_check: "The Sheriff (seat %s) checks",
+      best_move: "Best move of seat %s: name up to three, Enter", game_over: "The game is over",
+    },
+    night0Steps: { meeting: "the black team meets", sheriff_sign: "the Sheriff's sign", don_sign: "the Don's sign", sheriff_and_don_sign: "the Sheriff's and Don's signs", beauty_sign: "the Beauty's sign", free_seating: "free seating" },
+    nominees: "Nominees", candidates: "On the vote", fouls: "fouls", muted: "speech restricted", removed: "removed", out: "out",
+    result: "Result", red: "The red team wins", black: "The black team wins", draw: "Draw", summary: "Summary", departures: "Departures",
+    bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
+    badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
+    denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
+    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying",
+    keys: [["Enter", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
+      ["k T · k B T · k -", "shot(s)"], ["d T · c T · bp T", "checks, Beauty"], ["bm A B C", "best move"], ["f S · tf S · y S", "foul, technical, yellow"],
+      ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u", "undo (confirm)"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
+  },
+  ru: {
+    title: "Консоль судьи", token: "Токен судьи стола", referee: "Рефери (gRPC-web)", login: "Войти",
+    games: "Ваши игры", noGames: "Игр пока нет: откройте новую ниже.", open: "Открыть", over: "окончена", live: "идёт",
+    gameId: "Id игры", openById: "Открыть по id", newGame: "Новая игра", tournamentId: "Id турнира", tournament: "Турнир",
+    stage: "Этап", round: "Тур", table: "Стол", game: "Игра", judge: "Судья", rules: "Правила", seat: "Место",
+    nickname: "Ник", deal: "Раздача", bySeed: "цифровая (seed)", byCards: "вытянутые карты", seed: "Seed", create: "Открыть игру",
+    online: "на связи", offline: "нет связи", sending: "отправка…", queued: "в очереди", acked: "принято", readOnly: "Эта игра открыта в другой вкладке; здесь только просмотр.",
+    next: "Далее", undo: "Отмена", foul: "Фол", start: "Таймер", confirmUndo: "Отменить последнюю команду фазы? Enter/y — да, Esc/n — нет",
+    rejected: "Рефери отклонил", discarded: "Сброшено (введено после отклонённой команды)", conflict: "Команду №%s уже ввела другая консоль; ваша не применена.",
+    expect: {
+      night0: "Нулевая ночь: %s", speech: "Говорит игрок %s", tie: "речь при равенстве", nomOnly: "только выставление", free_talk: "Свободное обсуждение",
+      vote_call: "Кто хочет голосования? Выберите, Enter", vote: "Голосование за №%s (круг %s): руки — выберите, Enter", ballot: "Игрок %s называет кандидата",
+      lift: "Поднять всех (%s)? Руки — выберите, Enter", last_words: "Последнее слово игрока %s", testament: "завещание",
+      beauty_pick: "Красотка (место %s) выбирает", shots: "Мафия стреляет: ещё не стреляли %s — цель", don_check: "Дон (место %s) проверяет", sheriff_check: "Шериф (место %s) проверяет",
+      best_move: "Лучший ход игрока %s: до трёх номеров, Enter", game_over: "Игра окончена",
+    },
+    night0Steps: { meeting: "договорка чёрных", sheriff_sign: "знак шерифа", don_sign: "знак дона", sheriff_and_don_sign: "знаки шерифа и дона", beauty_sign: "знак красотки", free_seating: "свободная посадка" },
+    nominees: "Выставлены", candidates: "На голосовании", fouls: "фолы", muted: "речь ограничена", removed: "удалён", out: "выбыл",
+    result: "Итог", red: "Победа красных", black: "Победа чёрных", draw: "Ничья", summary: "Итоги", departures: "Выбывшие",
+    bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
+    badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
+    denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
+    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем",
+    keys: [["Enter", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
+      ["k T · k B T · k -", "выстрел(ы)"], ["d T · c T · bp T", "проверки, красотка"], ["bm A B C", "лучший ход"], ["f S · tf S · y S", "фол, технический, жёлтая"],
+      ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u", "отмена (с подтверждением)"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
+  },
+};
+function tr(path, ...args) {
+  let v = path.split(".").reduce((o, k) => (o ? o[k] : undefined), I18N[S.lang]);
+  if (typeof v !== "string") return path;
+  for (const a of args) v = v.replace("%s", String(a));
+  return v;
+}
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+// ---------------------------------------------------------------- state
+const params = new URLSearchParams(location.search);
+const S = {
+  lang: (params.get("lang") || localStorage.getItem("mafia.console.lang") || navigator.language || "en").toLowerCase().startsWith("ru") ? "ru" : "en",
+  token: localStorage.getItem("mafia.console.token") || "",
+  referee: document.querySelector('meta[name="mafia-referee"]').content || localStorage.getItem("mafia.console.referee") || "",
+  screen: "login", gameId: null, header: null, state: null, view: null, prompt: null, events: [],
+  conn: "offline", connNote: "", inflight: false, retryMs: 500, retryTimer: null,
+  selection: new Set(), mode: null, confirmUndo: false, violation: null, note: null, discarded: [],
+  store: null, readOnly: false, promptKey: "", promptSince: Date.now(), beeped: {}, latencies: [],
+  games: null, scope: [], error: "",
+};
+// For tests and the bench script: what the page knows, without scraping.
+window.__console = S;
+
+function storeKey(id) { return "mafia.console.game." + id; }
+function loadStore(id) {
+  try { const s = JSON.parse(localStorage.getItem(storeKey(id))); if (s && Array.isArray(s.queue)) return s; } catch (_) { /* a fresh store */ }
+  return { acked: null, queue: [] };
+}
+function save() { if (S.gameId && !S.readOnly) localStorage.setItem(storeKey(S.gameId), JSON.stringify(S.store)); }
+
+// ---------------------------------------------------------------- referee
+function fail(e, id) {
+  if (e instanceof GrpcError) {
+    if (e.code === PERMISSION_DENIED) return tr("denied", id || "");
+    if (e.code === UNAUTHENTICATED) return tr("unknownToken");
+    if (e.code === NOT_FOUND) return tr("notFound", id || "");
+    if (e.code === ALREADY_EXISTS) return tr("exists");
+    return `${e.code}: ${e.message}`;
+  }
+  return tr("unavailable") + ` (${e.message})`;
+}
+function applyState(st) {
+  if (!st) return;
+  // A GetGame that crossed an ack in flight must not step the screen back.
+  if (S.state && st.seq < S.state.seq) return;
+  S.state = st;
+  try { S.view = JSON.parse(st.view_json); } catch (_) { S.view = null; }
+  try { S.prompt = st.prompt_json ? JSON.parse(st.prompt_json) : null; } catch (_) { S.prompt = null; }
+  const expectKey = JSON.stringify(S.prompt);
+  if (expectKey !== S.promptKey) {
+    S.promptKey = expectKey; S.promptSince = Date.now(); S.beeped = {}; S.selection = new Set(); S.mode = null;
+    // The last nominee gets the hands not yet raised (counted for the judge).
+    const p = S.prompt, v = S.view;
+    if (p && p.expect === "vote" && v && v.candidates.length && v.candidates[v.candidates.length - 1] === p.nominee) {
+      S.selection = new Set(p.not_yet_voted);
+    }
+  }
+  if (S.store.acked === null) S.store.acked = st.last_client_seq;
+}
+async function refresh() {
+  const r = await unary("GetGame", "mafia.v1.GetGameRequest", { game_id: S.gameId, audience: "AUDIENCE_JUDGE" }, "mafia.v1.GetGameResponse");
+  try { S.header = JSON.parse(r.header_json); } catch (_) { S.header = null; }
+  S.events = recent(r.events);
+  applyState(r.state);
+  S.conn = "online";
+}
+// The last events, each once (a replayed ack carries events already shown).
+function recent(events) {
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(-12);
+}
+function nextSeq() {
+  const q = S.store.queue;
+  if (q.length) return q[q.length - 1].seq + 1;
+  return Math.max(S.store.acked || 0, S.state ? S.state.last_client_seq : 0) + 1;
+}
+function enqueue(cmds, line) {
+  const t0 = performance.now();
+  for (const c of cmds) S.store.queue.push({ seq: nextSeq(), json: JSON.stringify(c), at: Date.now(), line, sent: false, t0 });
+  S.violation = null; S.discarded = [];
+  save(); render(); pump();
+}
+function onReply(reply, batch, outcome) {
+  if (reply.attached) { applyState(reply.attached.state); return; }
+  if (reply.accepted) {
+    const a = reply.accepted, q = S.store.queue, i = q.findIndex((c) => c.seq === a.client_seq);
+    if (i >= 0) {
+      const mine = q[i];
+      if (a.duplicate && !batch.resent.has(a.client_seq)) S.note = tr("conflict", a.client_seq);
+      if (mine.t0 !== undefined && !a.replayed) S.latencies.push(performance.now() - mine.t0);
+      q.splice(i, 1);
+    }
+    S.store.acked = Math.max(S.store.acked || 0, a.client_seq);
+    S.events = recent(S.events.concat(a.events));
+    applyState(a.state);
+    save(); render();
+    return;
+  }
+  if (reply.rejected) {
+    const r = reply.rejected, q = S.store.queue;
+    const i = q.findIndex((c) => c.seq === r.client_seq);
+    const refused = i >= 0 ? q[i] : null;
+    // Later commands were numbered after it and entered expecting it to
+    // pass: they are dropped (and shown), never renumbered behind the judge.
+    S.discarded = q.filter((c) => c.seq > r.client_seq).map((c) => c.line);
+    S.store.queue = q.filter((c) => c.seq < r.client_seq);
+    S.violation = { ...r.violation, line: refused ? refused.line : "" };
+    outcome.rejected = true;
+    save(); render();
+  }
+}
+// Sends every queued command in one gRPC-web Judge call: Attach (from the
+// last ack: the referee re-sends acks this page missed), then the Submits.
+async function pump() {
+  if (S.inflight || S.readOnly || !S.gameId || !S.store.queue.length) return;
+  clearTimeout(S.retryTimer);
+  S.inflight = true; S.conn = "sending"; render();
+  const queue = S.store.queue;
+  const batch = { resent: new Set(queue.filter((c) => c.sent).map((c) => c.seq)) };
+  for (const c of queue) c.sent = true;
+  save();
+  const msgs = [{ attach: { game_id: S.gameId, last_acked_seq: S.store.acked || 0, omit_state: false } }]
+    .concat(queue.map((c) => ({ submit: { client_seq: c.seq, at: c.at, command_json: c.json } })));
+  const outcome = { rejected: false };
+  try {
+    await grpcWeb("Judge", "mafia.v1.JudgeCommand", msgs, "mafia.v1.RefereeReply", (m) => onReply(m, batch, outcome));
+    S.conn = "online"; S.connNote = ""; S.retryMs = 500;
+  } catch (e) {
+    const gap = e instanceof GrpcError && e.code === 9 && outcome.rejected;
+    if (gap) { S.conn = "online"; S.connNote = ""; }
+    else if (e instanceof NetError || (e instanceof GrpcError && e.code === UNAVAILABLE)) {
+      S.conn = "offline"; S.connNote = e.message;
+      S.retryTimer = setTimeout(pump, S.retryMs);
+      S.retryMs = Math.min(S.retryMs * 2, 4000);
+    } else { S.conn = "error"; S.connNote = fail(e, S.gameId); }
+  }
+  S.inflight = false;
+  render();
+  if (S.conn === "online" && S.store.queue.length) pump();
+}
+// While idle, a periodic GetGame shows whether the referee is reachable.
+setInterval(async () => {
+  if (S.screen !== "game" || S.inflight || S.store.queue.length) return;
+  try { await refresh(); } catch (e) { S.conn = e instanceof GrpcError && e.code !== UNAVAILABLE ? "error" : "offline"; S.connNote = fail(e, S.gameId); }
+  render();
+}, 3000);
+
+// ---------------------------------------------------------------- shorthand
+// The same shorthand as `mafia judge` (crates/judge-client/src/keys.rs),
+// plus bare seat numbers for the prompt's obvious command.
+// A line that is no command: said in the page's language (usage strings,
+// which are the shorthand itself, stay as they are).
+const RU_KEY_ERRORS = [
+  [/^Enter moves on only in speeches, last words, night 0 and free talk$/, "Enter переходит дальше только в речах, последних словах, нулевой ночи и свободном обсуждении"],
+  [/^(.*)nobody is to shoot now$/, "$1сейчас никто не стреляет"],
+  [/^(.*)nobody is speaking$/, "$1сейчас никто не говорит"],
+  [/^no best move is due$/, "лучший ход сейчас не ожидается"],
+  [/^no prompt yet$/, "подсказки рефери ещё нет"],
+  [/^no seat is asked for now$/, "номер места сейчас не нужен"],
+  [/^no vote is under way$/, "голосование не идёт"],
+  [/^one seat$/, "нужен один номер"],
+  [/^not a command: (.*)$/, "не команда: $1"],
+  [/^not a seat: (.*) \(1–10\)$/, "не место: $1 (1–10)"],
+  [/^unknown shorthand (.*); see the legend$/, "неизвестное сокращение $1; см. подсказку"],
+  [/^(.*), or (.*)$/, "$1 или $2"],
+];
+class KeyError extends Error {
+  constructor(message) {
+    const rule = S.lang === "ru" && RU_KEY_ERRORS.find(([re]) => re.test(message));
+    super(rule ? message.replace(rule[0], rule[1]) : message);
+  }
+}
+function seat(w) { const n = Number(w); if (!/^\d+$/.test(w) || n < 1 || n > 10) throw new KeyError(`not a seat: "${w}" (1–10)`); return n; }
+function maybeSeat(w) { return w === "-" || w === "0" ? null : seat(w); }
+function seats(ws) { return [...new Set(ws.map(seat))].sort((a, b) => a - b); }
+function speaker(p) { return p && (p.expect === "speech" || p.expect === "last_words") ? p.seat : null; }
+function nextOf(p) {
+  if (!p) throw new KeyError("no prompt yet");
+  if (p.expect === "speech") return { type: "end_speech", seat: p.seat, timeout: false };
+  if (p.expect === "last_words") return { type: "end_last_words", seat: p.seat };
+  if (p.expect === "night0" || p.expect === "free_talk") return { type: "next_step" };
+  throw new KeyError("Enter moves on only in speeches, last words, night 0 and free talk");
+}
+// The prompt's command for a set of selected seats (or one seat).
+function forSeats(p, list) {
+  if (!p) throw new KeyError("no prompt yet");
+  const one = () => { if (list.length !== 1) throw new KeyError("one seat"); return list[0]; };
+  switch (p.expect) {
+    case "vote": return [{ type: "vote", nominee: p.nominee, hands: list }];
+    case "lift": return [{ type: "lift", hands: list }];
+    case "vote_call": return [{ type: "vote_call", yes: list }];
+    case "best_move": return [{ type: "best_move", seat: p.seat, named: list }];
+    case "ballot": return [{ type: "ballot", voter: p.voter, target: list.length ? one() : null }];
+    case "shots": return p.pending.map((by) => ({ type: "shot", by, target: list.length ? one() : null }));
+    case "don_check": return [{ type: "don_check", target: list.length ? one() : null }];
+    case "sheriff_check": return [{ type: "sheriff_check", target: list.length ? one() : null }];
+    case "beauty_pick": return [{ type: "beauty_pick", target: list.length ? one() : null }];
+    case "speech": if (list.length) return [{ type: "nominate", by: p.seat, target: one() }]; return [nextOf(p)];
+    default: if (!list.length) return [nextOf(p)]; throw new KeyError("no seat is asked for now");
+  }
+}
+const SELECTING = new Set(["vote", "lift", "vote_call", "best_move"]);
+export function parseLine(line, p) {
+  line = line.trim();
+  if (line.startsWith("{")) { try { return [JSON.parse(line)]; } catch (e) { throw new KeyError("not a command: " + e.message); } }
+  const words = line.split(/\s+/).filter(Boolean);
+  if (!words.length) return SELECTING.has(p && p.expect) ? forSeats(p, [...S.selection].sort((a, b) => a - b)) : forSeats(p, []);
+  if (/^(\d+|-)$/.test(words[0])) return forSeats(p, words.includes("-") ? [] : seats(words));
+  const [head, ...rest] = words;
+  const only = (usage) => { if (rest.length !== 1) throw new KeyError(usage); return seat(rest[0]); };
+  const onlyMaybe = (usage) => { if (rest.length !== 1) throw new KeyError(usage); return maybeSeat(rest[0]); };
+  switch (head.toLowerCase()) {
+    case ".": return [nextOf(p)];
+    case "u": case "undo": return [{ type: "undo" }];
+    case "ms": return [{ type: "start_shooting" }];
+    case "s": { const s = speaker(p); if (!s) throw new KeyError("nobody is speaking"); return [{ type: "start_speech", seat: s }]; }
+    case "n":
+      if (rest.length === 1) { const s = speaker(p); if (!s) throw new KeyError("n B T: nobody is speaking"); return [{ type: "nominate", by: s, target: seat(rest[0]) }]; }
+      if (rest.length === 2) return [{ type: "nominate", by: seat(rest[0]), target: seat(rest[1]) }];
+      throw new KeyError("n T, or n B T");
+    case "w":
+      if (!rest.length) { const s = speaker(p); if (!s) throw new KeyError("w B: nobody is speaking"); return [{ type: "withdraw", by: s }]; }
+      return [{ type: "withdraw", by: only("w, or w B") }];
+    case "v": if (!p || p.expect !== "vote") throw new KeyError("no vote is under way"); return [{ type: "vote", nominee: p.nominee, hands: seats(rest) }];
+    case "vc": return [{ type: "vote_call", yes: seats(rest) }];
+    case "b":
+      if (rest.length === 1 && p && p.expect === "ballot") return [{ type: "ballot", voter: p.voter, target: maybeSeat(rest[0]) }];
+      if (rest.length === 2) return [{ type: "ballot", voter: seat(rest[0]), target: maybeSeat(rest[1]) }];
+      throw new KeyError("b T (the voter on the prompt), or b V T");
+    case "l": return [{ type: "lift", hands: seats(rest) }];
+    case "k":
+      if (rest.length === 1) { if (!p || p.expect !== "shots") throw new KeyError("k B T: nobody is to shoot now"); const t = maybeSeat(rest[0]); return p.pending.map((by) => ({ type: "shot", by, target: t })); }
+      if (rest.length === 2) return [{ type: "shot", by: seat(rest[0]), target: maybeSeat(rest[1]) }];
+      throw new KeyError("k T, k B T, or k -");
+    case "d": return [{ type: "don_check", target: onlyMaybe("d T, or d -") }];
+    case "c": return [{ type: "sheriff_check", target: onlyMaybe("c T, or c -") }];
+    case "bp": return [{ type: "beauty_pick", target: onlyMaybe("bp T, or bp -") }];
+    case "bm": if (!p || p.expect !== "best_move") throw new KeyError("no best move is due"); return [{ type: "best_move", seat: p.seat, named: rest.map(seat) }];
+    case "f": return [{ type: "foul", seat: only("f S") }];
+    case "tf": return [{ type: "technical_foul", seat: only("tf S") }];
+    case "y": return [{ type: "yellow_card", seat: only("y S") }];
+    case "dq": return [{ type: "disqualify", seat: only("dq S") }];
+    case "otv": return [{ type: "opposite_team_victory", seat: only("otv S") }];
+    case "p": {
+      const kind = { small: "small", s: "small", big: "big", b: "big" }[(rest[1] || "").toLowerCase()];
+      if (rest.length !== 2 || !kind) throw new KeyError("p S small, or p S big");
+      return [{ type: "penalty", seat: seat(rest[0]), kind }];
+    }
+    default: throw new KeyError(`unknown shorthand "${head}"; see the legend`);
+  }
+}
+// The prompt is the referee's latest; with commands still unacknowledged it
+// may be out of date, so only lines that name every seat are taken then.
+function promptForParsing(line) {
+  if (!S.store.queue.length) return S.prompt;
+  const explicit = /^\s*(\{|(n|k|b)\s+\S+\s+\S+|(f|tf|y|dq|otv|p|w|vc|l|d|c|bp)\s|(ms|u|undo)\s*$)/i.test(line);
+  if (!explicit) throw new KeyError(tr("unacked"));
+  return S.prompt;
+}
+
+// ---------------------------------------------------------------- input
+function submitLine(text) {
+  S.note = null;
+  if (S.readOnly) return;
+  // Without the referee's state this page knows neither the prompt nor the
+  // next sequence number: nothing is numbered blind.
+  if (!S.state) { S.note = tr("noState"); render(); return; }
+  const line = text.trim();
+  if (line === "u" || line === "undo") { lineInput().value = ""; S.confirmUndo = true; render(); return; }
+  try {
+    const cmds = parseLine(line, promptForParsing(line));
+    enqueue(cmds, line || "⏎");
+    lineInput().value = "";
+  } catch (e) {
+    if (!(e instanceof KeyError)) throw e;
+    S.note = e.message; render();
+  }
+}
+function seatTapped(n) {
+  if (S.readOnly || !S.state || !S.prompt) return;
+  if (S.mode === "foul") { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n); return; }
+  if (SELECTING.has(S.prompt.expect)) {
+    if (S.selection.has(n)) S.selection.delete(n); else S.selection.add(n);
+    render(); return;
+  }
+  try { enqueue(forSeats(S.prompt, [n]), String(n)); } catch (e) { S.note = e.message; render(); }
+}
+function undoAnswer(yes) {
+  S.confirmUndo = false;
+  if (yes) enqueue([{ type: "undo" }], "u"); else render();
+}
+document.addEventListener("keydown", (ev) => {
+  if (S.screen !== "game") return;
+  const input = lineInput();
+  if (S.confirmUndo) {
+    ev.preventDefault();
+    if (ev.key === "y" || ev.key === "Y" || ev.key === "Enter" || ev.key === "н") undoAnswer(true);
+    else if (ev.key === "n" || ev.key === "N" || ev.key === "Escape" || ev.key === "т") undoAnswer(false);
+    return;
+  }
+  if (ev.key === "Escape") { input.value = ""; S.selection = new Set(); S.mode = null; S.note = null; render(); return; }
+  if (ev.key === "Enter") { ev.preventDefault(); submitLine(input.value); return; }
+  if (ev.key === "Backspace" && input.value === "") { ev.preventDefault(); S.confirmUndo = true; render(); return; }
+  if (document.activeElement !== input && ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey) input.focus();
+});
+
+// ---------------------------------------------------------------- screens
+const app = document.getElementById("app");
+function lineInput() { return document.getElementById("line") || { value: "", focus() {} }; }
+function setBody() {
+  const b = document.body.dataset;
+  b.screen = S.screen; b.conn = S.conn;
+  b.acked = String(S.store ? S.store.acked || 0 : 0);
+  b.queued = String(S.store ? S.store.queue.length : 0);
+  b.expect = S.prompt ? S.prompt.expect : "";
+  b.over = String(!!(S.state && S.state.over));
+  b.violation = S.violation ? S.violation.code : "";
+  b.readonly = String(S.readOnly);
+  document.documentElement.lang = S.lang;
+  document.title = tr("title");
+  document.getElementById("lang").textContent = S.lang === "en" ? "RU" : "EN";
+  document.getElementById("logout").hidden = S.screen === "login";
+  const conn = document.getElementById("conn");
+  conn.className = "conn " + S.conn;
+  conn.textContent = S.screen === "game" ? tr(S.conn === "error" ? "offline" : S.conn) + (S.connNote && S.conn !== "online" ? " · " + S.connNote : "") : "";
+  document.getElementById("game-title").textContent = S.gameId && S.screen === "game" ? S.gameId : "";
+  const lat = S.latencies.slice().sort((a, b) => a - b);
+  document.getElementById("stats").textContent = S.screen === "game" && S.store
+    ? `${tr("acked")} ${S.store.acked || 0} · ${tr("queued")} ${S.store.queue.length}` + (lat.length ? ` · p50 ${lat[Math.floor(lat.length / 2)].toFixed(0)} ms` : "")
+    : "";
+}
+function render() {
+  setBody();
+  if (S.screen === "login") return renderLogin();
+  if (S.screen === "games") return renderGames();
+  renderGame();
+}
+
+function renderLogin() {
+  if (app.querySelector("#login-form")) { app.querySelector("#login-error").textContent = S.error; return; }
+  app.innerHTML = `<form id="login-form" class="card narrow">
+    <h1>${esc(tr("title"))}</h1>
+    <label>${esc(tr("token"))}<input id="token" type="password" autocomplete="current-password" value="${esc(S.token)}" autofocus></label>
+    <label>${esc(tr("referee"))}<input id="referee" value="${esc(S.referee)}" placeholder="http://127.0.0.1:50051"></label>
+    <button type="submit">${esc(tr("login"))}</button>
+    <p id="login-error" class="error">${esc(S.error)}</p></form>`;
+  app.querySelector("#login-form").onsubmit = (ev) => {
+    ev.preventDefault();
+    S.token = app.querySelector("#token").value.trim();
+    S.referee = app.querySelector("#referee").value.trim();
+    login();
+  };
+}
+async function login() {
+  S.error = "";
+  if (!S.token) { S.error = tr("need"); return render(); }
+  const r = await fetch("/judge-console/api/games", { headers: { authorization: "Bearer " + S.token } }).catch(() => null);
+  if (!r || !r.ok) {
+    S.error = !r ? tr("unavailable") : r.status === 401 ? tr("unknownToken") : r.status === 403 ? tr("notJudge") : "HTTP " + r.status;
+    S.screen = "login"; return render();
+  }
+  const body = await r.json();
+  localStorage.setItem("mafia.console.token", S.token);
+  localStorage.setItem("mafia.console.referee", S.referee);
+  S.games = body.games; S.scope = body.scope; S.holder = body.holder;
+  const wanted = new URLSearchParams(location.hash.slice(1)).get("game");
+  if (wanted) return openGame(wanted);
+  S.screen = "games"; app.innerHTML = ""; render();
+}
+
+const RULES = ["rfm", "classic", "minsk2017", "ua", "club"];
+const ROLES = ["civilian", "sheriff", "beauty", "mafia", "don"];
+function scopeDefaults() {
+  // A table judge's pattern (e.g. cup-2026.*.*.t3.*) fills what it fixes.
+  const d = { tournament_id: "", stage: "main", round: 1, table: 1, game: 1 };
+  const p = (S.scope || [])[0];
+  if (p && p !== "*") {
+    const [t, st, r, tb, g] = p.split(".");
+    if (t && t !== "*") d.tournament_id = t;
+    if (st && st !== "*") d.stage = st;
+    if (r && r !== "*") d.round = Number(r.slice(1));
+    if (tb && tb !== "*") d.table = Number(tb.slice(1));
+    if (g && g !== "*") d.game = Number(g.slice(1));
+  }
+  return d;
+}
+function renderGames() {
+  const d = scopeDefaults();
+  const list = (S.games || []).map((g) => `<li><button class="game" data-game="${esc(g.info.game_id)}">${esc(g.info.game_id)}</button>
+     <span class="meta">${esc(g.info.tournament)} · ${esc(tr("table"))} ${g.info.table} · ${esc(g.over ? tr("over") : tr("live"))}</span></li>`).join("");
+  const seatsRows = Array.from({ length: 10 }, (_, i) => `<tr><td>${i + 1}</td><td><input name="nick${i + 1}"></td>
+     <td><select name="card${i + 1}" class="card-pick">${ROLES.map((r) => `<option>${r}</option>`).join("")}</select></td></tr>`).join("");
+  app.innerHTML = `<section class="card"><h2>${esc(tr("games"))}</h2>
+    ${list ? `<ul class="games">${list}</ul>` : `<p class="meta">${esc(tr("noGames"))}</p>`}
+    <form id="by-id" class="row"><label>${esc(tr("gameId"))}<input id="game-id" placeholder="cup.main.r1.t3.g1"></label><button>${esc(tr("openById"))}</button></form>
+    </section>
+    <form id="new-game" class="card"><h2>${esc(tr("newGame"))}</h2>
+    <div class="row">
+      <label>${esc(tr("tournamentId"))}<input name="tournament_id" value="${esc(d.tournament_id)}" required></label>
+      <label>${esc(tr("tournament"))}<input name="tournament" value="${esc(d.tournament_id)}"></label>
+      <label>${esc(tr("stage"))}<input name="stage" value="${esc(d.stage)}" required></label>
+      <label>${esc(tr("round"))}<input name="round" type="number" min="1" value="${d.round}"></label>
+      <label>${esc(tr("table"))}<input name="table" type="number" min="1" value="${d.table}"></label>
+      <label>${esc(tr("game"))}<input name="game" type="number" min="1" value="${d.game}"></label>
+      <label>${esc(tr("judge"))}<input name="judge" value="${esc(S.holder || "")}"></label>
+      <label>${esc(tr("rules"))}<select name="rules">${RULES.map((r) => `<option>${r}</option>`).join("")}</select></label>
+    </div>
+    <div class="row"><label>${esc(tr("deal"))}<select name="deal"><option value="seed">${esc(tr("bySeed"))}</option><option value="cards">${esc(tr("byCards"))}</option></select></label>
+      <label>${esc(tr("seed"))}<input name="seed" type="number" min="0" value="${Math.floor(Math.random() * 1e9)}"></label></div>
+    <table class="seating"><tr><th>${esc(tr("seat"))}</th><th>${esc(tr("nickname"))}</th><th>${esc(tr("byCards"))}</th></tr>${seatsRows}</table>
+    <button type="submit">${esc(tr("create"))}</button><p id="new-error" class="error">${esc(S.error)}</p></form>`;
+  app.querySelectorAll("button.game").forEach((b) => { b.onclick = () => openGame(b.dataset.game); });
+  app.querySelector("#by-id").onsubmit = (ev) => { ev.preventDefault(); openGame(app.querySelector("#game-id").value.trim()); };
+  app.querySelector("#new-game").onsubmit = (ev) => { ev.preventDefault(); createGame(new FormData(ev.target)); };
+}
+// The seating as the judge entered it, or why it is not one; nothing is
+// sent for a malformed seating.
+export function seatingFrom(form) {
+  const nicks = Array.from({ length: 10 }, (_, i) => String(form.get("nick" + (i + 1)) || "").trim());
+  const seen = new Map();
+  for (let i = 0; i < 10; i++) {
+    const key = nicks[i].toLowerCase();
+    if (!key || seen.has(key)) throw new KeyError(tr("badSeating", i + 1));
+    seen.set(key, i);
+  }
+  const seats = nicks.map((nickname, i) => ({ seat: i + 1, player_id: nickname.toLowerCase().replace(/[^a-z0-9а-яё_-]+/g, "-"), nickname }));
+  const req = {
+    tournament_id: String(form.get("tournament_id")).trim(), tournament: String(form.get("tournament") || form.get("tournament_id")).trim(),
+    stage: String(form.get("stage")).trim(), round: Number(form.get("round")), table: Number(form.get("table")), game: Number(form.get("game")),
+    judge: String(form.get("judge") || "").trim(), rules: String(form.get("rules")), seats, at: Date.now(),
+  };
+  if (form.get("deal") === "cards") {
+    const roles = Array.from({ length: 10 }, (_, i) => String(form.get("card" + (i + 1))));
+    const count = (r) => roles.filter((x) => x === r).length;
+    const red = count("civilian") + count("sheriff") + count("beauty");
+    if (count("don") !== 1 || count("sheriff") !== 1 || red !== 7) throw new KeyError(tr("badCards"));
+    req.cards = { roles };
+  } else req.seed = BigInt(String(form.get("seed") || "0"));
+  return req;
+}
+async function createGame(form) {
+  S.error = "";
+  let req;
+  try { req = seatingFrom(form); } catch (e) { S.error = e.message; app.querySelector("#new-error").textContent = S.error; return; }
+  try {
+    const r = await unary("OpenGame", "mafia.v1.OpenGameRequest", req, "mafia.v1.OpenGameResponse");
+    return openGame(r.game_id);
+  } catch (e) {
+    S.error = fail(e, `${req.tournament_id}.${req.stage}.r${req.round}.t${req.table}.g${req.game}`);
+    app.querySelector("#new-error").textContent = S.error;
+  }
+}
+async function openGame(id) {
+  if (!id) return;
+  S.gameId = id; S.store = loadStore(id); S.readOnly = false;
+  S.state = null; S.view = null; S.prompt = null; S.violation = null; S.note = null; S.promptKey = "";
+  try { await refresh(); } catch (e) {
+    if (e instanceof GrpcError && e.code !== UNAVAILABLE) { S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
+    S.conn = "offline"; S.connNote = e.message;
+  }
+  history.replaceState(null, "", location.pathname + location.search + "#game=" + encodeURIComponent(id));
+  S.screen = "game"; app.innerHTML = "";
+  // One tab per game in this browser: a second one only watches, so two
+  // queues never number commands against each other.
+  if (navigator.locks) {
+    navigator.locks.request("mafia-console:" + id, { ifAvailable: true }, (lock) => {
+      if (!lock) { S.readOnly = true; render(); return undefined; }
+      return new Promise(() => {});
+    });
+  }
+  render(); pump();
+}
+
+function promptText(p) {
+  if (!p) return "…";
+  const e = (k, ...a) => tr("expect." + k, ...a);
+  const list = (xs) => (xs || []).join(", ");
+  switch (p.expect) {
+    case "night0": return e("night0", tr("night0Steps." + p.step));
+    case "speech": return e("speech", p.seat) + (p.tie ? ` · ${e("tie")}` : "") + (p.nominations_only ? ` · ${e("nomOnly")}` : "");
+    case "vote": return e("vote", p.nominee, p.round + 1);
+    case "ballot": return e("ballot", p.voter);
+    case "lift": return e("lift", list(p.seats));
+    case "last_words": return e("last_words", p.seat) + (p.testament ? ` · ${e("testament")}` : "");
+    case "beauty_pick": return e("beauty_pick", p.beauty);
+    case "shots": return e("shots", list(p.pending));
+    case "don_check": return e("don_check", p.don);
+    case "sheriff_check": return e("sheriff_check", p.sheriff);
+    case "best_move": return e("best_move", p.seat);
+    default: return e(p.expect);
+  }
+}
+// The step's start as the referee stored it (the judge's clock, so it
+// survives a reload), unless it is implausibly old (a record replayed with
+// other times): then since the prompt appeared here.
+function timerStart() {
+  const v = S.view, p = S.prompt;
+  const at = p && p.expect === "speech" && v && v.speech_started_at ? v.speech_started_at : v && v.step_started_at;
+  return at && Math.abs(Date.now() - at) < 3600e3 ? at : S.promptSince;
+}
+function remaining() {
+  const p = S.prompt;
+  if (!p || !p.secs) return null;
+  return p.secs - Math.floor((Date.now() - timerStart()) / 1000);
+}
+function beep() {
+  try {
+    const ctx = (S.audio ||= new AudioContext()), o = ctx.createOscillator(), g = ctx.createGain();
+    o.connect(g); g.connect(ctx.destination); g.gain.value = 0.1; o.start(); o.stop(ctx.currentTime + 0.15);
+  } catch (_) { /* no sound: the flash still shows */ }
+}
+function renderTimer() {
+  const el = document.getElementById("timer");
+  if (!el) return;
+  const left = remaining();
+  if (left === null) { el.textContent = ""; el.className = "timer"; return; }
+  const shown = Math.max(left, 0);
+  el.textContent = `${Math.floor(shown / 60)}:${String(shown % 60).padStart(2, "0")}`;
+  el.className = "timer" + (left <= 0 ? " zero" : left <= 10 ? " warn" : "");
+  for (const mark of [10, 0]) if (left <= mark && !S.beeped[mark]) { S.beeped[mark] = true; beep(); }
+}
+setInterval(renderTimer, 250);
+
+function seatCard(s) {
+  const v = S.view, p = S.prompt;
+  const nomineeAt = v.nominees.indexOf(s.seat), candidateAt = v.candidates.indexOf(s.seat);
+  const cls = ["seat", s.alive ? "alive" : "gone", S.selection.has(s.seat) ? "selected" : "", speaker(p) === s.seat ? "speaking" : "",
+    p && p.expect === "vote" && p.nominee === s.seat ? "on-vote" : "", s.muted ? "muted" : ""].filter(Boolean).join(" ");
+  const fouls = "●".repeat(s.fouls) + "○".repeat(Math.max(0, 4 - s.fouls));
+  const consequence = s.departure && ["fouls", "technical_fouls", "disqualified"].includes(s.departure.cause) ? tr("removed")
+    : !s.alive ? tr("out") : s.muted ? tr("muted") : "";
+  const tally = candidateAt >= 0 && v.tally[candidateAt] !== undefined ? ` · ${v.tally[candidateAt]} ${tr("votes")}` : "";
+  return `<button class="${cls}" data-seat="${s.seat}" type="button">
+    <span class="no">${s.seat}</span><span class="nick">${esc(s.nickname)}</span>
+    <span class="role role-${esc(s.role || "")}">${esc(s.role || "")}</span>
+    <span class="fouls" title="${esc(tr("fouls"))}">${fouls}${s.technical_fouls ? ` T${s.technical_fouls}` : ""}${s.yellow_cards ? " 🟨" : ""}</span>
+    <span class="conseq">${esc(consequence)}</span>
+    ${nomineeAt >= 0 ? `<span class="nom">#${nomineeAt + 1}${tally}</span>` : ""}</button>`;
+}
+function summary(v) {
+  const w = v.result.winner;
+  const deps = v.seats.filter((s) => s.departure).map((s) => `<li>${s.seat} ${esc(s.nickname)} — ${esc(s.departure.cause)} (${esc(whenText(s.departure.when))})</li>`).join("");
+  const fouls = v.seats.filter((s) => s.fouls || s.technical_fouls).map((s) => `${s.seat}: ${s.fouls}${s.technical_fouls ? "+T" + s.technical_fouls : ""}`).join(", ");
+  const bm = v.best_move ? `${v.best_move.seat} → ${v.best_move.named.join(", ")}${v.best_move.hits !== null && v.best_move.hits !== undefined ? ` (${v.best_move.hits} ${tr("hits")})` : ""}` : "—";
+  return `<section id="result" class="card result"><h2>${esc(tr(w === "red" ? "red" : w === "black" ? "black" : "draw"))}</h2>
+    <p class="meta">${esc(v.result.reason)}</p><h3>${esc(tr("departures"))}</h3><ul>${deps}</ul>
+    <p>${esc(tr("fouls"))}: ${esc(fouls || "—")}</p><p>${esc(tr("bestMove"))}: ${esc(bm)}</p></section>`;
+}
+function whenText(w) { return w && w.day !== undefined ? tr("day", w.day) : w && w.night !== undefined ? tr("night", w.night) : ""; }
+function renderGame() {
+  if (!app.querySelector("#game")) {
+    app.innerHTML = `<div id="game">
+      <section id="prompt-box" class="card prompt"><div id="phase" class="meta"></div><div id="prompt-text"></div><div id="timer" class="timer"></div><div id="lists" class="meta"></div></section>
+      <section id="seats" class="seats"></section>
+      <section class="card entry">
+        <div class="row buttons"><button id="b-next" type="button">${esc(tr("next"))} ⏎</button><button id="b-start" type="button">${esc(tr("start"))}</button>
+          <button id="b-foul" type="button">${esc(tr("foul"))}</button><button id="b-undo" type="button">${esc(tr("undo"))} ⌫</button></div>
+        <input id="line" autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="n 7 · v 1 2 3 · k 5 · f 3 · ⏎">
+        <div id="confirm" class="confirm" hidden></div><div id="violation" class="violation" hidden></div><div id="note" class="note" hidden></div>
+        <div id="queue" class="queue"></div>
+      </section>
+      <section id="legend" class="card legend"></section>
+      <section id="events" class="card events"></section></div>`;
+    app.querySelector("#seats").onclick = (ev) => { const b = ev.target.closest("[data-seat]"); if (b) { seatTapped(Number(b.dataset.seat)); lineInput().focus(); } };
+    app.querySelector("#b-next").onclick = () => { submitLine(""); lineInput().focus(); };
+    app.querySelector("#b-start").onclick = () => { submitLine("s"); lineInput().focus(); };
+    app.querySelector("#b-foul").onclick = () => { S.mode = S.mode === "foul" ? null : "foul"; render(); lineInput().focus(); };
+    app.querySelector("#b-undo").onclick = () => { S.confirmUndo = true; render(); };
+    lineInput().focus();
+  }
+  const v = S.view, p = S.prompt;
+  app.querySelector("#phase").textContent = v ? `${v.rules} · ${whenText(v.when)}` : "";
+  app.querySelector("#prompt-text").textContent = S.mode === "foul" ? `${tr("foul")}: ${tr("seat")}?` : promptText(p);
+  app.querySelector("#lists").textContent = v ? [v.nominees.length ? `${tr("nominees")}: ${v.nominees.join(", ")}` : "", v.candidates.length && p && (p.expect === "vote" || p.expect === "lift") ? `${tr("candidates")}: ${v.candidates.join(", ")}` : ""].filter(Boolean).join(" · ") : "";
+  app.querySelector("#seats").innerHTML = v ? v.seats.map(seatCard).join("") : "";
+  const confirm = app.querySelector("#confirm");
+  confirm.hidden = !S.confirmUndo; confirm.innerHTML = S.confirmUndo ? `${esc(tr("confirmUndo"))} <button id="undo-yes" type="button">✓</button><button id="undo-no" type="button">✗</button>` : "";
+  if (S.confirmUndo) { confirm.querySelector("#undo-yes").onclick = () => undoAnswer(true); confirm.querySelector("#undo-no").onclick = () => undoAnswer(false); }
+  const vio = app.querySelector("#violation");
+  vio.hidden = !S.violation && !S.discarded.length;
+  if (S.violation) {
+    const msg = S.lang === "ru" && S.violation.message_ru ? S.violation.message_ru : S.violation.message;
+    vio.innerHTML = `<strong>${esc(tr("rejected"))}</strong> <code class="code">${esc(S.violation.code)}</code> <span class="clause">${esc(S.violation.clause)}</span>
+      <div class="message">${esc(msg)}</div><div class="meta">${esc(S.violation.line)}</div>`
+      + (S.discarded.length ? `<div class="meta">${esc(tr("discarded"))}: ${esc(S.discarded.join(" · "))}</div>` : "");
+  }
+  const note = app.querySelector("#note");
+  const notes = [S.readOnly ? tr("readOnly") : "", S.note || ""].filter(Boolean).join(" ");
+  note.hidden = !notes; note.textContent = notes;
+  lineInput().disabled = S.readOnly || !!(S.state && S.state.over);
+  app.querySelector("#queue").textContent = S.store.queue.length ? `${tr("queue")}: ` + S.store.queue.map((c) => `#${c.seq} ${c.line}`).join(" · ") : "";
+  app.querySelector("#legend").innerHTML = `<h3>${esc(tr("legend"))}</h3><dl>` + I18N[S.lang].keys.map(([k, d]) => `<dt>${esc(k)}</dt><dd>${esc(d)}</dd>`).join("") + "</dl>";
+  app.querySelector("#events").innerHTML = S.events.slice().reverse().map((e) => `<div><span class="meta">${e.seq}</span> ${esc(e.type)}</div>`).join("");
+  const old = app.querySelector("#result");
+  if (old) old.remove();
+  if (v && v.result) app.querySelector("#prompt-box").insertAdjacentHTML("afterend", summary(v));
+  renderTimer();
+}
+
+document.getElementById("lang").onclick = () => {
+  S.lang = S.lang === "en" ? "ru" : "en";
+  localStorage.setItem("mafia.console.lang", S.lang);
+  app.innerHTML = ""; render();
+};
+document.getElementById("logout").onclick = () => {
+  localStorage.removeItem("mafia.console.token");
+  S.token = ""; S.screen = "login"; S.gameId = null; history.replaceState(null, "", location.pathname + location.search);
+  app.innerHTML = ""; render();
+};
+window.addEventListener("online", () => pump());
+
+// A token in the URL (a link handed to the judge) is taken and then
+// dropped from the address bar and the history.
+if (params.get("token")) {
+  S.token = params.get("token");
+  params.delete("token");
+  history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
+}
+render();
+if (S.token) login();

@@ -1,0 +1,343 @@
+//! What the console's browser tests and its bench share: a referee and a
+//! gateway on one embedded log on loopback, simulated games, and typing a
+//! game's commands into the page at each prompt.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::cdp::Page;
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use mafia_judge_client::keys::shorthand;
+use mafia_proto::v1;
+use mafia_proto::v1::referee_client::RefereeClient;
+use mafia_referee::{RefereeOptions, RunningReferee};
+use mafia_rules::sim::{simulate, SimulatedGame};
+use mafia_rules::{Command, Expect, Game, RuleSetId, SeatSet};
+use rand::SeedableRng;
+use serde_json::{json, Value};
+
+pub const CHIEF: &str = "console-chief-token";
+pub const T3: &str = "console-table-3-token";
+pub const T4: &str = "console-table-4-token";
+pub const BROADCAST: &str = "console-broadcast-token";
+
+pub fn tokens_json() -> String {
+    format!(
+        r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
+        {{"role":"table_judge","token":"{T3}","games":["cup.*.*.t3.*"],"name":"j3"}},
+        {{"role":"table_judge","token":"{T4}","games":["cup.*.*.t4.*"],"name":"j4"}},
+        {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
+    )
+}
+
+pub fn artifacts() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/artifacts/console");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A referee and a gateway on one embedded log, on loopback.
+pub struct Stack {
+    pub log: Arc<dyn EventLog>,
+    pub gateway: SocketAddr,
+    pub referee_addr: SocketAddr,
+    pub referee: Option<RunningReferee>,
+    _dir: tempfile::TempDir,
+}
+
+impl Stack {
+    pub async fn start() -> Stack {
+        let dir = tempfile::tempdir().unwrap();
+        let log: Arc<dyn EventLog> = Arc::new(
+            EmbeddedLog::open(dir.path().join("events.redb"))
+                .await
+                .unwrap(),
+        );
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway = http.local_addr().unwrap();
+        let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let referee_addr = grpc.local_addr().unwrap();
+        let referee = Self::referee(grpc, &log, gateway).await;
+        let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
+        let mut state = app_state(
+            hub,
+            Tokens::from_json(&tokens_json()).unwrap(),
+            ServerConfig::default(),
+        );
+        state.console.referee_url = Some(format!("http://{referee_addr}"));
+        tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
+        Stack {
+            log,
+            gateway,
+            referee_addr,
+            referee: Some(referee),
+            _dir: dir,
+        }
+    }
+
+    pub async fn referee(
+        listener: tokio::net::TcpListener,
+        log: &Arc<dyn EventLog>,
+        gateway: SocketAddr,
+    ) -> RunningReferee {
+        mafia_referee::server::start(
+            listener,
+            log.clone(),
+            RefereeOptions {
+                tokens: Tokens::from_json(&tokens_json()).unwrap(),
+                web_origins: vec![format!("http://{gateway}")],
+                ..RefereeOptions::default()
+            },
+        )
+        .await
+        .unwrap()
+    }
+
+    pub async fn stop_referee(&mut self) {
+        self.referee.take().unwrap().shutdown().await;
+    }
+
+    pub async fn restart_referee(&mut self) {
+        let listener = tokio::net::TcpListener::bind(self.referee_addr)
+            .await
+            .unwrap();
+        self.referee = Some(Self::referee(listener, &self.log, self.gateway).await);
+    }
+
+    pub fn console(&self, query: &str) -> String {
+        format!("http://{}/judge-console?{query}", self.gateway)
+    }
+
+    pub async fn get_game(&self, id: &str) -> Result<v1::GetGameResponse, tonic::Status> {
+        let mut c = RefereeClient::connect(format!("http://{}", self.referee_addr))
+            .await
+            .unwrap();
+        let mut req = tonic::Request::new(v1::GetGameRequest {
+            game_id: id.into(),
+            audience: v1::Audience::Judge as i32,
+        });
+        req.metadata_mut()
+            .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
+        c.get_game(req).await.map(tonic::Response::into_inner)
+    }
+}
+
+pub fn browser_or_skip() -> Option<PathBuf> {
+    let bin = crate::cdp::chromium();
+    if bin.is_none() {
+        assert!(
+            std::env::var_os("MAFIA_REQUIRE_CHROMIUM").is_none(),
+            "MAFIA_REQUIRE_CHROMIUM is set but no chromium was found"
+        );
+        eprintln!("no chromium in PATH: console tests skipped (apt-get install -y chromium)");
+    }
+    bin
+}
+
+pub fn sim(rules: RuleSetId, seed: u64) -> SimulatedGame {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    simulate(rules, &mut rng, 1_700_000_000_000)
+}
+
+/// Fills the new-game form (nicknames, the drawn cards) and submits it the
+/// way its button does.
+pub async fn open_by_form(
+    page: &Page,
+    rules: RuleSetId,
+    table: u32,
+    game: u32,
+    nicks: &[String],
+    cards: &[String],
+) {
+    page.wait("document.querySelector('#new-game')").await;
+    let fill = json!({
+        "tournament_id": "cup", "stage": "main", "round": 1, "table": table, "game": game,
+        "rules": rules.as_str(), "deal": "cards", "nicks": nicks, "cards": cards,
+    });
+    page.eval(&format!(
+        r#"(() => {{
+        const f = document.querySelector('#new-game'), v = {fill};
+        for (const k of ["tournament_id", "stage", "round", "table", "game", "rules", "deal"]) f.elements[k].value = v[k];
+        v.nicks.forEach((n, i) => {{ const e = f.elements["nick" + (i + 1)]; if (e) e.value = n; }});
+        v.cards.forEach((c, i) => {{ f.elements["card" + (i + 1)].value = c; }});
+        f.dispatchEvent(new Event("submit", {{cancelable: true}}));
+        return true; }})()"#
+    ))
+    .await;
+}
+
+pub fn nicknames() -> Vec<String> {
+    (1..=10).map(|i| format!("Player {i}")).collect()
+}
+
+pub fn cards_of(sim: &SimulatedGame) -> Vec<String> {
+    sim.setup
+        .roles()
+        .iter()
+        .map(|r| {
+            serde_json::to_value(r)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+pub async fn acked(page: &Page) -> u64 {
+    page.eval("Number(document.body.dataset.acked)")
+        .await
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// Types one line and Enter.
+pub async fn enter(page: &Page, line: &str) {
+    page.type_text(line).await;
+    page.press("Enter").await;
+}
+
+/// The first prompt of each kind, screenshot as `<tag>-<index>-<kind>.png`.
+pub struct Shots {
+    pub tag: String,
+    pub seen: BTreeSet<String>,
+}
+
+impl Shots {
+    pub fn new(tag: &str) -> Shots {
+        Shots {
+            tag: tag.to_owned(),
+            seen: BTreeSet::new(),
+        }
+    }
+}
+
+/// Types commands `range` of the game, each at the prompt the local replay
+/// gives (the same shorthand `mafia judge` takes), waiting for each ack.
+pub async fn type_commands(
+    page: &Page,
+    game: &mut Game,
+    commands: &[(i64, Command)],
+    range: std::ops::Range<usize>,
+    mut shots: Option<&mut Shots>,
+    taps: bool,
+) {
+    for i in range {
+        let (at, cmd) = &commands[i];
+        let expect = game.expected().expect;
+        let kind = serde_json::to_value(expect).unwrap()["expect"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        if let Some(shots) = shots.as_deref_mut() {
+            if shots.seen.insert(kind.clone()) {
+                let name = format!("{}-{i:03}-{kind}.png", shots.tag);
+                page.screenshot(&artifacts().join(name)).await;
+            }
+        }
+        let line = if taps {
+            tap_or_digits(page, cmd, &expect).await
+        } else {
+            None
+        }
+        .unwrap_or_else(|| shorthand(cmd, Some(&expect)));
+        if std::env::var_os("MAFIA_CONSOLE_TRACE").is_some() {
+            eprintln!("#{}: {line:?}", i + 1);
+        }
+        if line != ACKED_BY_TAP {
+            enter(page, &line).await;
+        }
+        if line == "u" {
+            // Undo asks first.
+            page.wait("!document.querySelector('#confirm').hidden")
+                .await;
+            page.type_text("y").await;
+        }
+        page.wait(&format!(
+            "Number(document.body.dataset.acked) === {}",
+            i + 1
+        ))
+        .await;
+        game.apply(cmd, *at).unwrap();
+    }
+}
+
+/// The touch and bare-digit way to enter `cmd`, where there is one: seats
+/// tapped on the grid (hands, the lift, a nomination by the speaker, a
+/// foul after the Foul button), the Next button to end a speech, or a seat
+/// number alone for a check or the Beauty's pick. Returns the line to
+/// type after the taps (empty: Enter sends the selection).
+async fn tap_or_digits(page: &Page, cmd: &Command, expect: &Expect) -> Option<String> {
+    let select = |hands: SeatSet| hands.iter().map(|s| s.number()).collect::<BTreeSet<u8>>();
+    let target = match (cmd, expect) {
+        (Command::Vote { hands, .. }, Expect::Vote { .. })
+        | (Command::Lift { hands }, Expect::Lift { .. }) => {
+            // The console preselects the last nominee's hands: tap the
+            // difference.
+            let now: BTreeSet<u8> =
+                serde_json::from_value(page.eval("[...window.__console.selection]").await).unwrap();
+            for seat in now.symmetric_difference(&select(*hands)) {
+                page.click(&format!("[data-seat=\"{seat}\"]")).await;
+            }
+            return Some(String::new());
+        }
+        (Command::Nominate { by, target }, Expect::Speech { seat, .. }) if by == seat => {
+            page.click(&format!("[data-seat=\"{}\"]", target.number()))
+                .await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (Command::Foul { seat }, _) => {
+            page.click("#b-foul").await;
+            page.click(&format!("[data-seat=\"{}\"]", seat.number()))
+                .await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (
+            Command::EndSpeech {
+                seat,
+                timeout: false,
+            },
+            Expect::Speech { seat: speaker, .. },
+        ) if seat == speaker => {
+            page.click("#b-next").await;
+            return Some(ACKED_BY_TAP.to_owned());
+        }
+        (Command::DonCheck { target: Some(t) }, _)
+        | (Command::SheriffCheck { target: Some(t) }, _)
+        | (Command::BeautyPick { target: Some(t) }, _) => t,
+        _ => return None,
+    };
+    Some(target.number().to_string())
+}
+
+/// What `tap_or_digits` returns when the tap alone sent the command.
+const ACKED_BY_TAP: &str = "\u{0}tapped";
+
+/// The referee's copy of the game has exactly the simulation's events
+/// (no command lost or applied twice) and its result.
+pub async fn assert_same_as_simulation(stack: &Stack, id: &str, sim: &SimulatedGame) {
+    let stored = stack.get_game(id).await.unwrap();
+    let state = stored.state.unwrap();
+    assert!(state.over);
+    assert_eq!(state.last_client_seq as usize, sim.commands.len());
+    let got: Vec<Value> = stored
+        .events
+        .iter()
+        .map(|e| serde_json::from_str(&e.json).unwrap())
+        .collect();
+    let want: Vec<Value> = sim
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(e.event).unwrap())
+        .collect();
+    assert_eq!(got, want, "the stored game differs from its simulation");
+}
+
+pub async fn log_in(page: &Page, stack: &Stack, token: &str, lang: &str) {
+    page.goto(&stack.console(&format!("lang={lang}&token={token}")))
+        .await;
+}
