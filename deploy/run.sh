@@ -19,7 +19,19 @@ fi
 # would ignore it for them), so Ctrl-C can be forwarded for a clean stop.
 set -m
 token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
-chief=$(token); broadcast=$(token); judge=$(token); organiser=$(token)
+# One token file for every service (docs/config.md), made once and kept
+# (the same file mafia-arena makes), so the printed URLs survive restarts.
+# Its scopes name no tournament: each run's demo tournament is new.
+tokens_file=${MAFIA_TOKENS_FILE:-data/tokens.json}
+if [ ! -f "$tokens_file" ]; then
+  mkdir -p "$(dirname "$tokens_file")"
+  (umask 077; printf '{"tokens": [\n  {"role":"chief_judge","token":"%s"},\n  {"role":"broadcast","token":"%s"},\n  {"role":"table_judge","token":"%s","games":["*.*.*.t1.*"]},\n  {"role":"organiser","token":"%s"}\n]}\n' \
+    "$(token)" "$(token)" "$(token)" "$(token)" >"$tokens_file")
+fi
+# The first token of a role: one entry a line, "role" before "token".
+tok() { sed -n "s/.*\"role\": *\"$1\", *\"token\": *\"\([^\"]*\)\".*/\1/p" "$tokens_file" | head -n 1; }
+chief=$(tok chief_judge); broadcast=$(tok broadcast); judge=$(tok table_judge); organiser=$(tok organiser)
+export MAFIA_TOKENS_FILE=$tokens_file
 seed=$(date +%s)
 tournament="demo-$seed"
 grpc=${MAFIA_REFEREE_LISTEN:-127.0.0.1:50051}
@@ -48,8 +60,6 @@ listening() {
   return 1
 }
 
-# One token file for every service (docs/config.md).
-export MAFIA_TOKENS="{\"tokens\":[{\"role\":\"chief_judge\",\"token\":\"$chief\"},{\"role\":\"broadcast\",\"token\":\"$broadcast\"},{\"role\":\"table_judge\",\"token\":\"$judge\",\"games\":[\"$tournament.*.*.t1.*\"]},{\"role\":\"organiser\",\"token\":\"$organiser\",\"games\":[\"$tournament.*.*.*.*\"]}]}"
 # The services log to files, so the terminal keeps the URLs and tokens.
 logs=${MAFIA_LOG_DIR:-data/logs}
 mkdir -p "$logs"
@@ -64,9 +74,8 @@ pids+=($!)
   --referee-url "http://$grpc" --referee-token "$organiser" >"$logs/scoring.log" 2>&1 &
 pids+=($!)
 listening "$grpc" && listening "$http" && listening "$scoring" || stop
-game="$tournament.main.r1.t1.g1"
 echo
-echo "  tokens (this run only):"
+echo "  tokens (from $tokens_file):"
 echo "    chief judge:    $chief"
 echo "    broadcast:      $broadcast"
 echo "    table judge:    $judge  (table 1)"
@@ -74,7 +83,7 @@ echo "    organiser:      $organiser"
 echo "  logs:             $logs/referee.log, $logs/gateway.log, $logs/scoring.log"
 echo "  hall screen:      http://$http/hall"
 echo "  spectator:        http://$http/spectator"
-echo "  OBS overlay:      http://$http/overlay?table=$game&token=$broadcast"
+echo "  OBS overlay:      http://$http/overlay?table=1&token=$broadcast  (table 1, whatever game is current)"
 echo "  chief judge:      http://$http/judge?token=$chief&tournament=$tournament"
 echo "  judge console:    http://$http/judge-console  (a table judge's or the chief judge's token)"
 echo "  standings:        http://$http/standings?tournament=$tournament"

@@ -5,11 +5,12 @@
 //! service, its games played through the referee like real judges, scored
 //! as they end. What `make run` starts when no `REDIS_URL` is set.
 
+mod tokens;
 mod tournament;
 
 use anyhow::Context;
 use clap::Parser;
-use mafia_access::{GamePattern, Role, TokenEntry, TokenFile, Tokens};
+use mafia_access::{Role, Tokens};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{Hub, HubConfig, ServerConfig};
 use mafia_record::TournamentId;
@@ -43,6 +44,11 @@ struct Args {
     /// The gateway's HTTP address (screens, WebSocket feed, GraphQL).
     #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     http: String,
+    /// The token file (docs/config.md): read if it exists, else made once
+    /// with fresh tokens and kept, so printed URLs survive restarts.
+    /// Default: `tokens.json` beside the data file.
+    #[arg(long, env = "MAFIA_TOKENS_FILE")]
+    tokens_file: Option<PathBuf>,
     /// Broadcast delay in seconds.
     #[arg(long, env = "MAFIA_BROADCAST_DELAY_SECS", default_value_t = 60)]
     broadcast_delay_secs: u64,
@@ -116,18 +122,15 @@ async fn main() -> anyhow::Result<()> {
     if args.drive {
         return drive(args, tournament, rng.next_u64()).await;
     }
-    let first_game = format!("{tournament}.{}.r1.t1.g1", tournament::STAGE);
-    // One token file for the referee and the gateway, as separate
-    // processes would read from MAFIA_TOKENS_FILE.
-    let table_1: GamePattern = format!("{tournament}.*.*.t1.*").parse()?;
-    let mut file = TokenFile::demo(&mut rng, table_1);
-    // The organiser: the scoring service opens each round's games on the
-    // referee with it, and the demo runs the tournament with it.
-    file.tokens.push(TokenEntry::new(
-        Role::Organiser,
-        mafia_access::random_token(&mut rng),
-        vec![GamePattern::tournament(&tournament)],
-    ));
+    // One token file for the referee, the gateway and the scoring service,
+    // as separate processes read it from MAFIA_TOKENS_FILE. The organiser's
+    // token opens each round's games on the referee (the scoring service)
+    // and runs the demo tournament.
+    let tokens_file = args
+        .tokens_file
+        .clone()
+        .unwrap_or_else(|| args.data.with_file_name("tokens.json"));
+    let (file, created) = tokens::load_or_create(&tokens_file, &mut rng)?;
     let tokens = Tokens::new(&file)?;
     let token = |role| file.token_of(role).unwrap_or_default().to_owned();
     let (chief, broadcast, judge, organiser) = (
@@ -206,10 +209,16 @@ async fn main() -> anyhow::Result<()> {
         }))
     };
 
+    // Ctrl-C stops cleanly from the moment the URLs are printed: SIGINT is
+    // caught from here on, not only once the wait below has begun.
+    let interrupted = interrupt_listener()?;
     println!("Mafia Arena is running (Ctrl-C stops it).");
     println!();
     println!("  hall screen:      http://{addr}/hall");
-    println!("  OBS overlay:      http://{addr}/overlay?table={first_game}&token={broadcast}");
+    // Stable: the overlay follows whatever game is current at table 1 of
+    // the tournament that moved last, and the token is kept in the file.
+    println!("  OBS overlay:      http://{addr}/overlay?table=1&token={broadcast}  (table 1, any round; &lang=ru)");
+    println!("                    http://{addr}/overlay?tournament={tournament}&table=1&token={broadcast}  (this tournament only)");
     println!("  spectator page:   http://{addr}/spectator");
     println!("  chief judge:      http://{addr}/judge?token={chief}&tournament={tournament}");
     println!("  standings:        http://{addr}/standings?tournament={tournament}");
@@ -222,7 +231,11 @@ async fn main() -> anyhow::Result<()> {
         scoring.addr
     );
     println!();
-    println!("  tokens (this run only):");
+    println!(
+        "  tokens ({} {}):",
+        if created { "new, kept in" } else { "from" },
+        tokens_file.display()
+    );
     println!("    chief judge:    {chief}");
     println!(
         "    broadcast:      {broadcast}  (delayed {} s)",
@@ -259,7 +272,10 @@ async fn main() -> anyhow::Result<()> {
         })
     });
 
-    mafia_gateway::closing::terminated().await;
+    tokio::select! {
+        _ = mafia_gateway::closing::terminated() => {}
+        _ = interrupted => {}
+    }
     eprintln!("stopping…");
     if let Some(demo) = demo {
         demo.abort();
@@ -270,6 +286,21 @@ async fn main() -> anyhow::Result<()> {
     referee.shutdown().await;
     hub.close();
     Ok(())
+}
+
+/// Resolves on the next SIGINT, caught from the call on.
+#[cfg(unix)]
+fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        interrupt.recv().await;
+    })
+}
+
+#[cfg(not(unix))]
+fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(std::future::pending())
 }
 
 /// The origins a browser gives pages of the gateway at `addr`: the judge

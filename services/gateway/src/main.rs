@@ -118,7 +118,9 @@ async fn main() -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "gateway listening");
     println!("hall screen:   http://{addr}/hall");
-    println!("OBS overlay:   http://{addr}/overlay?table=GAME_ID&token=BROADCAST_TOKEN");
+    println!(
+        "OBS overlay:   http://{addr}/overlay?tournament=TOURNAMENT&table=N&token=BROADCAST_TOKEN"
+    );
     println!("spectator:     http://{addr}/spectator");
     println!("chief judge:   http://{addr}/judge?token=CHIEF_JUDGE_TOKEN");
     if let Some(file) = &demo_tokens {
@@ -134,9 +136,8 @@ async fn main() -> anyhow::Result<()> {
         }
         use mafia_access::Role;
         let token = |role| file.token_of(role).unwrap_or_default();
-        let first = mafia_gateway::demo::game_id("demo", 1, 1);
         println!(
-            "  e.g. http://{addr}/overlay?table={first}&token={}",
+            "  e.g. http://{addr}/overlay?table=1&token={}",
             token(Role::Broadcast)
         );
         println!(

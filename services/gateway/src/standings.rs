@@ -375,6 +375,7 @@ pub fn routes(state: AppState) -> Router {
     Router::new()
         .route("/ws/standings/{tournament}", get(ws_standings))
         .route("/api/standings", get(api_tournaments))
+        .route("/api/players/{tournament}", get(api_players))
         .route("/export/{tournament}/{file}", get(export_file))
         .route("/export/{tournament}/seating/{file}", get(export_seating))
         .with_state(state)
@@ -441,6 +442,23 @@ async fn api_tournaments(State(state): State<AppState>) -> axum::Json<Value> {
         .map(|s| json!({"tournament": s.tournament.id, "name": s.tournament.name, "version": s.version}))
         .collect();
     axum::Json(json!({ "tournaments": list }))
+}
+
+/// The tournament's registered players, for the screens' nicknames and
+/// photos: `{"players": [{id, nickname, club, photo_url}…]}` (public: the
+/// organiser's own listing).
+async fn api_players(
+    State(state): State<AppState>,
+    Path(tournament): Path<String>,
+) -> Result<axum::Json<Value>, Refusal> {
+    let snap = snap_of(&state, &tournament)?;
+    let players: Vec<&mafia_tournament::Player> = snap
+        .tournament
+        .players
+        .values()
+        .map(|r| &r.player)
+        .collect();
+    Ok(axum::Json(json!({ "players": players })))
 }
 
 async fn ws_standings(

@@ -1,6 +1,6 @@
 //! The screens in headless Chromium (Debian's `chromium`): each page is
 //! loaded from the gateway, follows the feed, and is screenshot into
-//! `target/tmp/screenshots/` (kept as test artifacts). The rendered DOM is
+//! `tests/artifacts/` (gitignored, kept as test artifacts). The rendered DOM is
 //! checked for what each audience may see.
 //!
 //! Without a chromium binary the test says so and passes, unless
@@ -16,23 +16,8 @@ use common::*;
 use mafia_gateway::ServerConfig;
 use mafia_rules::{Audience, RuleSetId};
 
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("MAFIA_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
 fn shots_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
     std::fs::create_dir_all(&d).unwrap();
     d
 }

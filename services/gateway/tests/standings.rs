@@ -290,3 +290,25 @@ async fn a_subscriber_before_the_tournament_exists_gets_its_table_once_it_is_wri
         "a malformed tournament id is refused before the upgrade"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_players_of_a_followed_tournament_are_listed_with_their_photos_for_the_screens() {
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let t = folded(&gw.log).await;
+    let (status, ctype, body) = http(gw.addr, "GET", "/api/players/cup", None, "").await;
+    assert_eq!(status, 200);
+    assert!(ctype.starts_with("application/json"), "{ctype}");
+    let got: Value = serde_json::from_str(&body).unwrap();
+    let want: Vec<Value> = t
+        .players
+        .values()
+        .map(|r| serde_json::to_value(&r.player).unwrap())
+        .collect();
+    assert_eq!(got["players"], json!(want));
+    assert!(want[0].get("photo_url").is_some(), "{}", want[0]);
+    let (status, _, _) = http(gw.addr, "GET", "/api/players/nope", None, "").await;
+    assert_eq!(status, 404);
+    let (status, _, _) = http(gw.addr, "GET", "/api/players/Not%20An%20Id", None, "").await;
+    assert_eq!(status, 400);
+}

@@ -10,27 +10,12 @@ mod common;
 #[path = "common/cup.rs"]
 mod cup;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{connect, next_json, CHIEF};
+use common::{chromium, connect, next_json, CHIEF};
 use cup::{folded, gateway, score_round_3};
 use mafia_tournament::{export, standings};
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("MAFIA_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|d| d.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
 
 /// The page's DOM after its scripts ran. The page fills itself from a real
 /// WebSocket, which a busy machine can slow past Chromium's virtual time

@@ -271,3 +271,20 @@ pub async fn until_folded(hub: &Hub, game: &str, seq: u64) {
     })
     .await;
 }
+
+/// The chromium binary for the screen tests: `MAFIA_CHROMIUM`, or the
+/// first of the usual names on PATH.
+pub fn chromium() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("MAFIA_CHROMIUM") {
+        return Some(p.into());
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
