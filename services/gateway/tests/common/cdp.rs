@@ -39,7 +39,7 @@ pub struct Page {
 impl Browser {
     pub async fn launch(bin: &Path) -> Browser {
         let profile = tempfile::tempdir().unwrap();
-        let child = Command::new(bin)
+        let mut child = Command::new(bin)
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -58,25 +58,27 @@ impl Browser {
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("chromium starts");
-        // Chromium writes its port and browser path here once it listens.
-        let port_file = profile.path().join("DevToolsActivePort");
-        let mut text = String::new();
-        for _ in 0..600 {
-            text = std::fs::read_to_string(&port_file).unwrap_or_default();
-            if text.lines().count() >= 2 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let mut lines = text.lines();
-        let (port, path) = (
-            lines.next().expect("DevToolsActivePort"),
-            lines.next().unwrap(),
-        );
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}{path}"))
+        // Chromium says where its DevTools listen on stderr, once they do.
+        let stderr = child.stderr.take().unwrap();
+        let url = tokio::task::spawn_blocking(move || {
+            use std::io::BufRead;
+            let mut lines = std::io::BufReader::new(stderr).lines();
+            let url = loop {
+                let line = lines.next().expect("chromium exited").unwrap();
+                if let Some(u) = line.split("DevTools listening on ").nth(1) {
+                    break u.trim().to_owned();
+                }
+            };
+            // Keep draining so Chromium never blocks on a full pipe.
+            std::thread::spawn(move || for _ in lines {});
+            url
+        })
+        .await
+        .unwrap();
+        let (ws, _) = tokio_tungstenite::connect_async(url.as_str())
             .await
             .expect("DevTools WebSocket");
         Browser {
@@ -91,6 +93,13 @@ impl Browser {
     /// Sends one command and waits for its reply; events that arrive
     /// meanwhile are kept.
     pub async fn call(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
+        let v = self.call_raw(session, method, params).await;
+        assert!(v.get("error").is_none(), "{method}: {v}");
+        v["result"].clone()
+    }
+
+    /// The whole reply to one command, an `error` included.
+    async fn call_raw(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({"id": id, "method": method, "params": params});
@@ -107,8 +116,7 @@ impl Browser {
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(&t).unwrap();
             if v["id"] == json!(id) {
-                assert!(v.get("error").is_none(), "{method}: {v}");
-                return v["result"].clone();
+                return v;
             }
             self.events.push(v);
         }
@@ -173,11 +181,26 @@ impl Browser {
     /// a WebSocket; a busy machine may be slow), panicking with `what`
     /// and the page's text after a minute.
     pub async fn wait_for(&mut self, page: &Page, expr: &str, what: &str) {
-        for _ in 0..600 {
-            if self.eval(page, expr).await == json!(true) {
+        // The page waits, not the test: each evaluation resolves once `expr`
+        // holds or after two seconds; one that a navigation cut short (its
+        // context destroyed) is simply asked again in the new document.
+        let script = format!(
+            "new Promise(done => {{ const end = Date.now() + 2000; (function tick() {{ \
+             let ok = false; try {{ ok = ({expr}) === true; }} catch (_) {{}} \
+             if (ok || Date.now() > end) done(ok); else setTimeout(tick, 50); }})(); }})"
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            let r = self
+                .call_raw(
+                    Some(&page.session),
+                    "Runtime.evaluate",
+                    json!({"expression": script, "returnByValue": true, "awaitPromise": true}),
+                )
+                .await;
+            if r["result"]["result"]["value"] == json!(true) {
                 return;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let text = self.eval(page, "document.body.innerText").await;
         panic!("{what}: never true: {expr}\n{text}");

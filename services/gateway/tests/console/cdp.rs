@@ -119,6 +119,13 @@ impl Browser {
     }
 
     async fn call(&self, session: Option<&str>, method: &str, params: Value) -> Value {
+        let reply = self.call_raw(session, method, params).await;
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// The whole reply to one command, an `error` included.
+    async fn call_raw(&self, session: Option<&str>, method: &str, params: Value) -> Value {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, tx);
@@ -129,12 +136,10 @@ impl Browser {
         self.out
             .send(Message::Text(msg.to_string().into()))
             .expect("devtools connection");
-        let reply = tokio::time::timeout(Duration::from_secs(60), rx)
+        tokio::time::timeout(Duration::from_secs(60), rx)
             .await
             .unwrap_or_else(|_| panic!("{method}: no answer from chromium"))
-            .unwrap();
-        assert!(reply.get("error").is_none(), "{method}: {reply}");
-        reply["result"].clone()
+            .unwrap()
     }
 
     /// A new tab (same profile: it shares the first tab's storage).
@@ -223,20 +228,32 @@ impl Page {
     /// Waits until `expr` is truthy, and returns it. Fails (does not hang)
     /// after a minute with what the page shows.
     pub async fn wait(&self, expr: &str) -> Value {
-        for _ in 0..1200 {
-            let v = self.eval(expr).await;
-            let truthy = match &v {
-                Value::Null => false,
-                Value::Bool(b) => *b,
-                Value::String(s) => !s.is_empty(),
-                Value::Number(n) => n.as_f64() != Some(0.0),
-                Value::Object(o) => !o.contains_key("exception"),
-                Value::Array(_) => true,
-            };
-            if truthy {
-                return v;
+        // The page waits, not the test: each evaluation resolves with the
+        // value once it is truthy, or with null after two seconds; one that
+        // a navigation cut short (its context destroyed) is asked again in
+        // the new document.
+        let script = format!(
+            "new Promise(done => {{ const end = Date.now() + 2000; (function tick() {{ \
+             let v = null; try {{ v = ({expr}); }} catch (_) {{}} \
+             if (v || Date.now() > end) done(v || null); else setTimeout(tick, 50); }})(); }})"
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            let r = self
+                .browser
+                .call_raw(
+                    Some(&self.session),
+                    "Runtime.evaluate",
+                    json!({"expression": script, "returnByValue": true, "awaitPromise": true}),
+                )
+                .await;
+            if r.get("error").is_some() || r["result"].get("exceptionDetails").is_some() {
+                continue;
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            let v = &r["result"]["result"]["value"];
+            if !v.is_null() {
+                return v.clone();
+            }
         }
         let shown = self
             .eval("JSON.stringify({body: document.body && document.body.dataset, text: document.body && document.body.innerText.slice(0, 2000)})")
