@@ -63,7 +63,13 @@ pub async fn write_cup(log: &Arc<dyn EventLog>) -> u64 {
 }
 
 async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>) -> Gateway {
-    let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
+    // The screens' tests follow games as they are written, with a broadcast
+    // token too: the default minute of broadcast delay would outwait them.
+    let config = HubConfig {
+        broadcast_delay: std::time::Duration::from_secs(1),
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(log.clone(), config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = app_state(hub, tokens(), ServerConfig::default());
