@@ -707,6 +707,15 @@ async fn redis_a_game_that_ended_before_it_was_assigned_counts_once_assigned() {
 }
 
 fn seat_request(token: &str, round: u32, seed: u64) -> Request<mafia_proto::v1::SeatRoundRequest> {
+    seat_request_with(token, round, seed, "")
+}
+
+fn seat_request_with(
+    token: &str,
+    round: u32,
+    seed: u64,
+    policies_json: &str,
+) -> Request<mafia_proto::v1::SeatRoundRequest> {
     with_token(
         token,
         mafia_proto::v1::SeatRoundRequest {
@@ -714,8 +723,63 @@ fn seat_request(token: &str, round: u32, seed: u64) -> Request<mafia_proto::v1::
             stage: "main".into(),
             round,
             seed,
+            policies_json: policies_json.into(),
         },
     )
+}
+
+/// SeatRound honours the organiser's pair policies: a `separate` pair never
+/// shares a table in any round; a policy naming someone not registered, or
+/// malformed, is refused and stores nothing.
+#[tokio::test]
+async fn a_separate_pair_given_to_seat_round_never_shares_a_table() {
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log).await;
+    register(&mut c).await;
+    let version = summary(&mut c).await.version;
+    let e = c
+        .seat_round(seat_request_with(
+            "org-token",
+            1,
+            7,
+            "[{\"kind\":\"separate\"}",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    let stranger = r#"[{"kind":"separate","a":"p01","b":"p99"}]"#;
+    let e = c
+        .seat_round(seat_request_with("org-token", 1, 7, stranger))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("p99"), "{e:?}");
+    assert_eq!(summary(&mut c).await.version, version, "nothing stored");
+    let policies =
+        r#"[{"kind":"separate","a":"p01","b":"p02"},{"kind":"separate","a":"p03","b":"p04"}]"#;
+    for round in 1..=3 {
+        let r = c
+            .seat_round(seat_request_with("org-token", round, 7, policies))
+            .await
+            .unwrap()
+            .into_inner();
+        let e: serde_json::Value = serde_json::from_str(&r.events_json[0]).unwrap();
+        for t in e["tables"].as_array().unwrap() {
+            let seats: Vec<&str> = t["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            for (a, b) in [("p01", "p02"), ("p03", "p04")] {
+                assert!(
+                    !(seats.contains(&a) && seats.contains(&b)),
+                    "round {round}: {a} and {b} at one table: {seats:?}"
+                );
+            }
+        }
+    }
+    running.shutdown().await;
 }
 
 /// SeatRound runs the seating generator over the roster: every round seats
