@@ -621,6 +621,7 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
     assert_eq!(seated, expected);
     assert_eq!(header.seats[0].nickname, "Player 11");
+    a_replay_decided_on_appeal_opens_the_tables_next_game(&mut c, &log, open("org-token")).await;
     running.shutdown().await;
 
     // Without a referee link the round cannot open.
@@ -629,6 +630,68 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     assert_eq!(e.code(), Code::FailedPrecondition);
     running.shutdown().await;
     referee.shutdown().await;
+}
+
+/// rfm §7.2: an appeal decided as a replay annuls table 1's game; OpenRound
+/// then opens g2 there (same seats, a deal of its own) and leaves table 2's
+/// game as it was; a second game at a table with no replay due is refused.
+async fn a_replay_decided_on_appeal_opens_the_tables_next_game(
+    c: &mut ScoringClient<Channel>,
+    log: &Arc<dyn EventLog>,
+    open: Request<mafia_proto::v1::OpenRoundRequest>,
+) {
+    let replay = |table: u32| GameId {
+        game: 2,
+        ..game(table)
+    };
+    let v = summary(c).await.version;
+    let early = TournamentCommand::AssignGame {
+        game: replay(2),
+        judge: None,
+    };
+    let e = command(c, "org-token", &early).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("rfm §7.2"), "{e:?}");
+    assert_eq!(summary(c).await.version, v, "nothing stored");
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: facts(1, Team::Red),
+        ended_at: now_ms() - 1_000,
+    };
+    command(c, "org-token", &rec).await.unwrap();
+    let file = TournamentCommand::FileAppeal {
+        game: game(1),
+        player: None,
+        event_seq: None,
+        text: "the lights went out during the night".into(),
+    };
+    command(c, "org-token", &file).await.unwrap();
+    let decide = TournamentCommand::DecideAppeal {
+        appeal: 1,
+        decision: mafia_tournament::AppealDecision::Replay,
+        reason: "the night could not be played as the rules say".into(),
+    };
+    command(c, "chief-token", &decide).await.unwrap();
+    let reply = c.open_round(open).await.unwrap().into_inner();
+    assert_eq!(
+        reply.game_ids,
+        vec![replay(1).to_string(), game(2).to_string()]
+    );
+    let header = |id: GameId| {
+        let log = log.clone();
+        async move {
+            let bytes = log.header(&id.to_string()).await.unwrap().unwrap();
+            serde_json::from_slice::<mafia_record::Header>(&bytes).unwrap()
+        }
+    };
+    let (first, again) = (header(game(1)).await, header(replay(1)).await);
+    let players = |h: &mafia_record::Header| -> Vec<String> {
+        h.seats.iter().map(|s| s.player_id.clone()).collect()
+    };
+    assert_eq!(players(&again), players(&first), "the same seats");
+    assert_eq!(again.game, 2);
+    assert_ne!(again.deal, first.deal, "a deal of its own");
+    assert!(summary(c).await.games >= 3, "the replay is assigned");
 }
 
 #[tokio::test]
