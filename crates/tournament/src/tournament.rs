@@ -382,7 +382,7 @@ impl Tournament {
                     if !self.games.get(&previous).is_some_and(|g| g.annulled) {
                         return Err(TournamentError::NoReplayDue {
                             game: game.clone(),
-                            previous,
+                            previous: previous.game,
                         });
                     }
                 }
