@@ -171,7 +171,8 @@ async function unary(method, reqType, msg, respType) {
 const I18N = {
   en: {
     title: "Judge console", token: "Table judge's token", referee: "Referee (gRPC-web)", login: "Log in",
-    games: "Your games", noGames: "No game of yours yet: open one below.", open: "Open", over: "over", live: "live",
+    games: "Your games", noGames: "No game of yours yet: open one below.",
+    assignedGames: "Assigned to you in the tournament", assignedOpen: "open: judge it", notOpened: "not opened yet (the organiser opens the round)", scored: "scored", open: "Open", over: "over", live: "live",
     gameId: "Game id", openById: "Open by id", newGame: "Open a new game", tournamentId: "Tournament id", tournament: "Tournament",
     stage: "Stage", round: "Round", table: "Table", game: "Game", judge: "Judge", rules: "Rule set", seat: "Seat",
     nickname: "Nickname", deal: "Deal", bySeed: "digital (seed)", byCards: "drawn cards", seed: "Seed", create: "Open the game",
@@ -201,7 +202,8 @@ const I18N = {
   },
   ru: {
     title: "Консоль судьи", token: "Токен судьи стола", referee: "Рефери (gRPC-web)", login: "Войти",
-    games: "Ваши игры", noGames: "Игр пока нет: откройте новую ниже.", open: "Открыть", over: "окончена", live: "идёт",
+    games: "Ваши игры", noGames: "Игр пока нет: откройте новую ниже.",
+    assignedGames: "Назначены вам в турнире", assignedOpen: "открыта: судите", notOpened: "ещё не открыта (тур открывает организатор)", scored: "засчитана", open: "Открыть", over: "окончена", live: "идёт",
     gameId: "Id игры", openById: "Открыть по id", newGame: "Новая игра", tournamentId: "Id турнира", tournament: "Турнир",
     stage: "Этап", round: "Тур", table: "Стол", game: "Игра", judge: "Судья", rules: "Правила", seat: "Место",
     nickname: "Ник", deal: "Раздача", bySeed: "цифровая (seed)", byCards: "вытянутые карты", seed: "Seed", create: "Открыть игру",
@@ -253,7 +255,7 @@ const S = {
   conn: "offline", connNote: "", inflight: false, retryMs: 500, retryTimer: null,
   selection: new Set(), mode: null, confirmUndo: false, violation: null, note: null, discarded: [],
   store: null, readOnly: false, promptKey: "", promptSince: Date.now(), beeped: {}, latencies: [],
-  games: null, scope: [], error: "",
+  games: null, assigned: [], scope: [], error: "",
 };
 // For tests and the bench script: what the page knows, without scraping.
 window.__console = S;
@@ -601,7 +603,7 @@ async function login() {
   const body = await r.json();
   localStorage.setItem("mafia.console.token", S.token);
   localStorage.setItem("mafia.console.referee", S.referee);
-  S.games = body.games; S.scope = body.scope; S.holder = body.holder;
+  S.games = body.games; S.assigned = body.assigned || []; S.scope = body.scope; S.holder = body.holder;
   const wanted = new URLSearchParams(location.hash.slice(1)).get("game");
   if (wanted) return openGame(wanted);
   S.screen = "games"; app.innerHTML = ""; render();
@@ -629,7 +631,12 @@ function renderGames() {
      <span class="meta">${esc(g.info.tournament)} · ${esc(tr("table"))} ${g.info.table} · ${esc(g.over ? tr("over") : tr("live"))}</span></li>`).join("");
   const seatsRows = Array.from({ length: 10 }, (_, i) => `<tr><td>${i + 1}</td><td><input name="nick${i + 1}"></td>
      <td><select name="card${i + 1}" class="card-pick">${ROLES.map((r) => `<option>${r}</option>`).join("")}</select></td></tr>`).join("");
-  app.innerHTML = `<section class="card"><h2>${esc(tr("games"))}</h2>
+  // The tournament's games for this judge: open ones to judge, the others
+  // waiting for the organiser to open the round.
+  const assigned = (S.assigned || []).map((g) => `<li>${g.opened ? `<button class="game assigned" data-game="${esc(g.game_id)}">${esc(g.game_id)}</button>` : `<span class="game assigned waiting" data-game="${esc(g.game_id)}">${esc(g.game_id)}</span>`}
+     <span class="meta">${esc(g.tournament)} · ${esc(tr("table"))} ${g.table} · ${esc(g.scored ? tr("scored") : g.opened ? tr("assignedOpen") : tr("notOpened"))}</span></li>`).join("");
+  app.innerHTML = `${assigned ? `<section class="card" id="assigned"><h2>${esc(tr("assignedGames"))}</h2><ul class="games">${assigned}</ul></section>` : ""}
+    <section class="card"><h2>${esc(tr("games"))}</h2>
     ${list ? `<ul class="games">${list}</ul>` : `<p class="meta">${esc(tr("noGames"))}</p>`}
     <form id="by-id" class="row"><label>${esc(tr("gameId"))}<input id="game-id" placeholder="cup.main.r1.t3.g1"></label><button>${esc(tr("openById"))}</button></form>
     </section>

@@ -109,6 +109,7 @@ async fn console_games(
             json!({"info": g, "over": over})
         })
         .collect();
+    let assigned = assigned_games(&state, &caller);
     let scope: Vec<String> = match &caller {
         mafia_access::Caller::Known(g) => g.games.iter().map(ToString::to_string).collect(),
         mafia_access::Caller::Public => Vec::new(),
@@ -118,7 +119,43 @@ async fn console_games(
         "holder": caller.holder(),
         "scope": scope,
         "games": games,
+        "assigned": assigned,
     })))
+}
+
+/// The tournament games assigned to the caller (a table judge: the games
+/// bound to him, as his token names him, within his scope; the chief
+/// judge: every game in his scope), in game order, with whether the
+/// referee has opened each (the organiser opens a round's games) and
+/// whether its result is recorded.
+fn assigned_games(state: &AppState, caller: &mafia_access::Caller) -> Vec<serde_json::Value> {
+    let chief = matches!(caller.role(), Some(Role::ChiefJudge));
+    let mut out = Vec::new();
+    for id in state.standings.tournaments() {
+        let Some(snap) = state.standings.get(&id) else {
+            continue;
+        };
+        let t = &snap.tournament;
+        for (game, entry) in &t.games {
+            let his = chief
+                || entry
+                    .judge
+                    .as_ref()
+                    .is_some_and(|j| Some(j.as_str()) == caller.holder());
+            if !his || entry.annulled || caller.may_judge(game).is_err() {
+                continue;
+            }
+            out.push(json!({
+                "game_id": game,
+                "tournament": t.name,
+                "table": game.table,
+                "judge": entry.judge,
+                "opened": state.hub.has_game(game),
+                "scored": entry.result.is_some(),
+            }));
+        }
+    }
+    out
 }
 
 /// A judge's token (table or chief); others 403, a bad token 401.

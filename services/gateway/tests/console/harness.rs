@@ -146,6 +146,21 @@ impl Stack {
         self.referee = Some(Self::referee(listener, &self.log, self.gateway).await);
     }
 
+    /// GET `path` on the gateway with `token`: the status and the body.
+    pub async fn get(&self, path: &str, token: &str) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(self.gateway).await.unwrap();
+        let req = format!(
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        let status = out[9..12].parse().unwrap();
+        let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (status, body.to_owned())
+    }
+
     pub fn console(&self, query: &str) -> String {
         format!("http://{}/judge-console?{query}", self.gateway)
     }

@@ -366,7 +366,8 @@ fn the_consoles_first_load_fits_in_300_kib() {
     assert!(bytes <= 300 * 1024, "{bytes} bytes");
 }
 
-/// A tournament's game judged in the console: once it is over and the
+/// A tournament's game judged in the console: the judge's list shows it as
+/// assigned to him (and not to another table's judge); once it is over and the
 /// scoring service has its result, the console shows the post-game form
 /// with what the scheme allows each seat; extras for more players than rfm
 /// §6.4.6 allows are refused with the clause and nothing is stored; a valid input is
@@ -468,10 +469,29 @@ async fn post_game_inputs_go_from_the_console_to_the_scoring_service() {
         .map(|seed| sim(RuleSetId::Rfm, seed))
         .find(|s| s.game.result().is_some_and(|r| r.winner.is_some()))
         .unwrap();
+    // The game is the judge's in the tournament once the gateway has folded
+    // it; the other table judge's list does not show it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, body) = stack.get("/judge-console/api/games", T3).await;
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if v["assigned"].as_array().is_some_and(|a| !a.is_empty()) {
+            assert_eq!(v["assigned"][0]["game_id"], game.to_string(), "{v}");
+            assert_eq!(v["assigned"][0]["opened"], false, "{v}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never assigned: {v}");
+        tokio::task::yield_now().await;
+    }
+    let (_, other) = stack.get("/judge-console/api/games", T4).await;
+    assert!(!other.contains("cup.main.r1.t3.g1"), "{other}");
     let browser = Browser::launch(&bin).await;
     let page = browser.page().await;
     log_in(&page, &stack, T3, "en").await;
     page.wait("document.body.dataset.screen === 'games'").await;
+    page.wait("document.querySelector('#assigned .waiting[data-game=\"cup.main.r1.t3.g1\"]')")
+        .await;
     open_by_form(&page, RuleSetId::Rfm, 3, 1, &nicknames(), &cards_of(&sim)).await;
     page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
         .await;
