@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee bench-gateway bench-scoring bench-console
+.PHONY: run test lint fmt bench build bench-referee profile-referee bench-gateway bench-scoring bench-console
 
 build:
 	$(CARGO) build --release --workspace
@@ -30,6 +30,12 @@ bench:
 bench-referee:
 	$(CARGO) build --release -p mafia-referee --bins
 	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench $(BENCH_ARGS)
+
+# The same with a perf profile of the referee per run: folded stacks and a
+# flame graph per backend and table count in target/profile/ (needs perf).
+profile-referee:
+	$(CARGO) build --release -p mafia-referee --bins
+	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench --profile $${CARGO_TARGET_DIR:-target}/profile $(BENCH_ARGS)
 
 # The gateway under fan-out load (10,000 raw-feed and 2,000 GraphQL
 # subscribers following 100 simulated tables on loopback).

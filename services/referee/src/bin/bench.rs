@@ -41,6 +41,71 @@ struct Args {
     /// The referee binary (default: next to this one).
     #[arg(long)]
     referee_bin: Option<PathBuf>,
+    /// Record a perf profile of the referee during each measured run and
+    /// write it to this directory as folded stacks and a flame graph:
+    /// `BACKEND-TABLES.folded` and `.svg` (needs `perf`).
+    #[arg(long, value_name = "DIR")]
+    profile: Option<PathBuf>,
+}
+
+/// `perf record` attached to a process for one measured run. DWARF call
+/// graphs: release builds keep no frame pointers, so `-g` alone sees one
+/// frame deep.
+struct Profile {
+    child: Child,
+    data: PathBuf,
+}
+
+impl Profile {
+    fn start(dir: &std::path::Path, name: &str, pid: u32) -> anyhow::Result<Profile> {
+        std::fs::create_dir_all(dir)?;
+        let data = dir.join(format!("{name}.perf.data"));
+        let child = Command::new("perf")
+            .args([
+                "record",
+                "-F",
+                "199",
+                "--call-graph",
+                "dwarf,16384",
+                "--quiet",
+                "-o",
+            ])
+            .arg(&data)
+            .args(["-p", &pid.to_string()])
+            .stdout(Stdio::null())
+            .spawn()
+            .context("starting perf record (is perf installed?)")?;
+        Ok(Profile { child, data })
+    }
+
+    /// Stops the recording (SIGINT, so perf writes its file) and writes the
+    /// folded stacks and the flame graph beside it.
+    fn finish(mut self) -> anyhow::Result<PathBuf> {
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()?;
+        self.child.wait()?;
+        let script = Command::new("perf")
+            .arg("script")
+            .arg("-i")
+            .arg(&self.data)
+            .stderr(Stdio::null())
+            .output()
+            .context("perf script")?;
+        let mut folded = Vec::new();
+        use inferno::collapse::Collapse;
+        inferno::collapse::perf::Folder::from(inferno::collapse::perf::Options::default())
+            .collapse(&script.stdout[..], &mut folded)?;
+        let stem = self.data.with_extension("").with_extension("");
+        std::fs::write(stem.with_extension("folded"), &folded)?;
+        let svg = stem.with_extension("svg");
+        let mut opts = inferno::flamegraph::Options::default();
+        opts.title = format!("referee: {}", stem.display());
+        let lines = std::str::from_utf8(&folded)?.lines();
+        inferno::flamegraph::from_lines(&mut opts, lines, std::fs::File::create(&svg)?)?;
+        let _ = std::fs::remove_file(&self.data);
+        Ok(svg)
+    }
 }
 
 struct Killed(Vec<Child>);
@@ -311,6 +376,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
             let me = std::process::id();
             let me_before = cpu_ms(me)?;
             let redis_before = redis_pid.map(cpu_ms).transpose()?;
+            let profile = match &args.profile {
+                Some(dir) => Some(Profile::start(dir, &format!("{backend}-{n}"), pid)?),
+                None => None,
+            };
             let (report, rss_peak) = with_peak_rss(pid, simulate_tables(client, sim)).await?;
             let mut report = report?;
             let secs = started.elapsed().as_secs_f64();
@@ -320,6 +389,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 (Some(rp), Some(before)) => Some(cpu_ms(rp)?.saturating_sub(before)),
                 _ => None,
             };
+            if let Some(p) = profile {
+                // After the CPU figures: perf's own work is not the referee's.
+                println!("{backend}.profile@{n}: {}", p.finish()?.display());
+            }
             let per_cmd = |ms: u64| ms as f64 * 1000.0 / report.commands.max(1) as f64;
             println!("{backend}.commands@{n}: {} cmd", report.commands);
             println!(
