@@ -60,9 +60,16 @@ pub struct Tally {
 
 impl Tally {
     /// Adds one game: its stored log, its judge's acks (file order), and
-    /// its subscriber's deltas. With `ended`, every stored event must have
-    /// been acked and seen; otherwise (a timed run) only a prefix.
-    pub fn add(&mut self, stored: &[LoggedEvent], acks: &[AckLine], seen: Option<&Seen>, ended: bool) {
+    /// its subscriber's deltas. Every stored command must have been acked
+    /// (the judge finished); with `ended`, the subscriber must have seen
+    /// every event, otherwise (a game cut short by a timed run) a prefix.
+    pub fn add(
+        &mut self,
+        stored: &[LoggedEvent],
+        acks: &[AckLine],
+        seen: Option<&Seen>,
+        ended: bool,
+    ) {
         self.games += 1;
         let mut seqs = BTreeSet::new();
         let mut acked = BTreeMap::new();
@@ -82,8 +89,8 @@ impl Tally {
             .map(|e| (u64::from(e.envelope.seq), e))
             .collect();
         // The log's own numbering has no hole and no repeat.
-        let contiguous = by_seq.len() == stored.len()
-            && by_seq.keys().copied().eq(1..=stored.len() as u64);
+        let contiguous =
+            by_seq.len() == stored.len() && by_seq.keys().copied().eq(1..=stored.len() as u64);
         if !contiguous {
             self.doubled += stored.len() - by_seq.len();
         }
@@ -92,12 +99,8 @@ impl Tally {
                 self.lost += 1;
             }
         }
-        let last_acked = acked.keys().next_back().copied().unwrap_or(0);
         for e in stored.iter().filter(|e| e.client_seq.is_some()) {
-            let seq = u64::from(e.envelope.seq);
-            // A timed run may stop with a command stored, its ack unread.
-            let settled = ended || seq <= last_acked;
-            if settled && !acked.contains_key(&seq) {
+            if !acked.contains_key(&u64::from(e.envelope.seq)) {
                 self.doubled += 1;
             }
         }
@@ -175,7 +178,10 @@ impl Tally {
 
 /// How long after `t_ms` the slowest game got its first ack (games with
 /// no ack after it are skipped: they had ended).
-pub fn ack_recovery_ms<'a>(games: impl IntoIterator<Item = &'a [AckLine]>, t_ms: i64) -> Option<i64> {
+pub fn ack_recovery_ms<'a>(
+    games: impl IntoIterator<Item = &'a [AckLine]>,
+    t_ms: i64,
+) -> Option<i64> {
     games
         .into_iter()
         .filter_map(|acks| acks.iter().map(|a| a.t_ms).find(|&t| t >= t_ms))

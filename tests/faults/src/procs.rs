@@ -233,7 +233,12 @@ impl Arena {
     }
 
     pub async fn restart_scoring(&mut self) {
-        let addr = self.scoring.as_ref().expect("a scoring service").addr.clone();
+        let addr = self
+            .scoring
+            .as_ref()
+            .expect("a scoring service")
+            .addr
+            .clone();
         self.scoring = Some(self.spawn_scoring(&addr).await);
     }
 
@@ -241,7 +246,9 @@ impl Arena {
     /// their first tries over the pool).
     pub fn referee_urls(&self, first: usize) -> Vec<String> {
         let n = self.referees.len();
-        (0..n).map(|k| self.referees[(first + k) % n].url()).collect()
+        (0..n)
+            .map(|k| self.referees[(first + k) % n].url())
+            .collect()
     }
 
     pub fn gateway_addrs(&self) -> Vec<String> {

@@ -62,7 +62,14 @@ impl Redis {
     fn spawn(&mut self) -> Result<(), String> {
         let mut cmd = Command::new("redis-server");
         cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "yes", "--appendfsync", "always"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
             .args(["--daemonize", "no"])
             .arg("--dir")
             .arg(self.dir.path())

@@ -260,7 +260,12 @@ async fn finish_round(arena: &Arena, round: Round) -> (Tally, Vec<Acks>, Vec<Opt
             "{game}: the judge was acked every command"
         );
         let unfinished = Seen::default();
-        tally.add(&stored, &acks[i], Some(seen[i].as_ref().unwrap_or(&unfinished)), true);
+        tally.add(
+            &stored,
+            &acks[i],
+            Some(seen[i].as_ref().unwrap_or(&unfinished)),
+            true,
+        );
     }
     (tally, acks, seen)
 }
