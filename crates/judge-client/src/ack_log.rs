@@ -71,3 +71,36 @@ pub fn read(path: &Path) -> std::io::Result<Vec<AckLine>> {
         .map(|l| serde_json::from_str(l).map_err(std::io::Error::other))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acks_read_back_as_written_and_a_line_still_being_written_waits() {
+        let path = std::env::temp_dir().join(format!("acks-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let log = AckLog::create(&path).unwrap();
+        let game: GameId = "cup.main.r1.t3.g1".parse().unwrap();
+        let a = Accepted {
+            client_seq: 7,
+            events: Vec::new(),
+            state: None,
+            duplicate: false,
+            replayed: true,
+        };
+        log.record(&game, &a, Duration::from_micros(1500));
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"game\":")
+            .unwrap();
+        let lines = read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].game, "cup.main.r1.t3.g1");
+        assert_eq!((lines[0].client_seq, lines[0].recovered), (7, true));
+        assert_eq!(lines[0].wait_us, 1500);
+    }
+}
