@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee profile-referee bench-gateway bench-scoring bench-console
+.PHONY: run test lint fmt bench build bench-referee profile-referee bench-gateway bench-scoring bench-console soak
 
 build:
 	$(CARGO) build --release --workspace
@@ -14,6 +14,13 @@ run:
 
 test:
 	$(CARGO) test --workspace
+
+# The soak (tests/faults/tests/soak.rs, not part of `make test`): 200
+# simulated tables through 3 referees and 2 gateways with a referee killed
+# and restarted every minute; SOAK_SECS (default 600) shortens it.
+SOAK_SECS ?= 600
+soak:
+	SOAK_SECS=$(SOAK_SECS) $(CARGO) test -p mafia-faults --test soak -- --ignored --nocapture
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -26,6 +26,10 @@ pub struct Connection {
     /// Seconds to keep reconnecting before giving up on a command.
     #[arg(long, default_value_t = 30)]
     pub retry_secs: u64,
+    /// Also write every ack received to FILE, one JSON line each
+    /// (`ack_log::AckLine`): what fault tests hold the stored logs against.
+    #[arg(long)]
+    pub acks: Option<PathBuf>,
 }
 
 impl Connection {
@@ -37,6 +41,12 @@ impl Connection {
     pub fn config(&self) -> Result<ClientConfig, ClientError> {
         let mut cfg = ClientConfig::new(self.referee.clone(), self.token.clone());
         cfg.retry_budget = Duration::from_secs(self.retry_secs);
+        if let Some(p) = &self.acks {
+            cfg.ack_log = Some(crate::AckLog::create(p).map_err(|e| ClientError::Record {
+                line: 0,
+                reason: format!("{}: {e}", p.display()),
+            })?);
+        }
         if let Some(p) = &self.tls_ca {
             cfg.tls_ca = Some(std::fs::read(p).map_err(|e| ClientError::Record {
                 line: 0,
@@ -75,6 +85,10 @@ pub struct SimArgs {
     /// RNG seed; also names the tournament (`sim-SEED`).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Stop every table after this many seconds (games under way are left
+    /// as they are): a timed run such as a soak.
+    #[arg(long)]
+    pub run_secs: Option<u64>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ClientError> {
@@ -120,6 +134,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write) -> Result<(), ClientError> {
     let mut cfg = SimConfig::new(args.tables, seed);
     cfg.games_per_table = args.games;
     cfg.speed = args.speed;
+    cfg.run_for = args.run_secs.map(Duration::from_secs);
     // The simulation never reads the state: acks carry events only.
     let mut conn = args.conn.config()?;
     conn.omit_state = true;

@@ -32,6 +32,8 @@ pub struct ClientConfig {
     /// [`JudgeSession::state`](crate::JudgeSession::state) is the state as
     /// of the last attach. For load generators that never read it.
     pub omit_state: bool,
+    /// Where every ack received is also written (`--acks FILE`).
+    pub ack_log: Option<crate::AckLog>,
 }
 
 impl ClientConfig {
@@ -44,6 +46,7 @@ impl ClientConfig {
             retry_budget: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(2),
             omit_state: false,
+            ack_log: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! with the last acknowledged sequence number, learns whether its in-flight
 //! command was applied, and re-sends it only if not.
 
+pub mod ack_log;
 pub mod cli;
 pub mod connect;
 pub mod console;
@@ -17,6 +18,7 @@ pub mod session;
 pub mod sim;
 pub mod tui;
 
+pub use ack_log::AckLog;
 pub use connect::{ClientConfig, Referee};
 pub use play::{parse_record, play, PlayReport, Record};
 pub use session::{JudgeSession, Reply};

@@ -88,6 +88,15 @@ impl JudgeSession {
     /// Sends one command and waits for its acknowledgement, reconnecting and
     /// resuming as needed. A rejection is an `Ok(Err(Rejected))`.
     pub async fn submit(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
+        let started = std::time::Instant::now();
+        let reply = self.submit_once(at, cmd).await?;
+        if let (Ok(a), Some(log)) = (&reply, &self.referee.cfg.ack_log) {
+            log.record(&self.game_id, a, started.elapsed());
+        }
+        Ok(reply)
+    }
+
+    async fn submit_once(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
         let cmd = command_to_proto(cmd);
         let deadline = tokio::time::Instant::now() + self.referee.cfg.retry_budget;
         let mut backoff = Backoff::new();

@@ -12,6 +12,7 @@ use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::{Envelope, Event, Game};
 use mafia_tournament::{Actor, GameFacts, TournamentCommand};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScoreError {
@@ -21,6 +22,21 @@ pub enum ScoreError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Log(#[from] mafia_event_log::LogError),
+}
+
+/// Retries of a game end whose scoring failed on the store: 0.1 s doubling
+/// up to 12.8 s, about 25 s in all, longer than a Redis restart.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_LAST: Duration = Duration::from_millis(12_800);
+
+impl ScoreError {
+    /// A failure of the store itself, not of the game: worth retrying.
+    fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ScoreError::Log(_) | ScoreError::Store(StoreError::Log(_) | StoreError::Contended)
+        )
+    }
 }
 
 /// How far the follower got, for health checks and for tests to wait on
@@ -70,10 +86,26 @@ pub async fn run(
         if !matches!(logged.envelope.event, Event::GameEnded { .. }) {
             continue;
         }
-        match score(&store, &game).await {
-            Ok(true) => tracing::info!(%game, "game scored"),
-            Ok(false) => {}
-            Err(e) => tracing::warn!(%game, error = %e, "game not scored"),
+        // A store failure (Redis restarting, say) is retried: the feed
+        // delivers this game's end once, so dropping it here would leave
+        // the game unscored until the service restarts.
+        let mut backoff = RETRY_FIRST;
+        loop {
+            match score(&store, &game).await {
+                Ok(true) => tracing::info!(%game, "game scored"),
+                Ok(false) => {}
+                Err(e) if e.is_transient() && backoff <= RETRY_LAST => {
+                    tracing::warn!(%game, error = %e, "game not scored yet; retrying");
+                    tokio::select! {
+                        _ = &mut stop => return,
+                        _ = tokio::time::sleep(backoff) => {}
+                    }
+                    backoff *= 2;
+                    continue;
+                }
+                Err(e) => tracing::warn!(%game, error = %e, "game not scored"),
+            }
+            break;
         }
         store.metrics.game_end();
         progress.send_modify(|p| p.ends_seen += 1);
