@@ -3,7 +3,7 @@
 use crate::appeal::AppealDecision;
 use crate::facts::GameFacts;
 use crate::inputs::{ApprovalItem, JudgeInputs};
-use crate::model::{Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
+use crate::model::{Judge, JudgeId, PairRule, Place, Player, PlayerId, SeatedTable, Stage};
 use crate::scheme::Scheme;
 use mafia_record::{GameId, StageId, TournamentId};
 use mafia_rules::RuleSetId;
@@ -80,6 +80,11 @@ pub enum TournamentCommand {
     },
     DrawLot {
         players: Vec<PlayerId>,
+    },
+    /// Replaces the tournament's pair rules (`separate`, `avoid`): the
+    /// scoring service seats every round with them.
+    SetPairRules {
+        rules: Vec<PairRule>,
     },
     PublishStandings,
 }

@@ -107,6 +107,14 @@ pub enum TournamentError {
     ResultAlreadyRecorded(GameId),
     #[error("game {0} is not finished: no judge input, appeal or approval before its result")]
     GameNotFinished(GameId),
+    #[error("a pair rule pairs {0} with himself")]
+    PairWithItself(PlayerId),
+    #[error("the swap would seat {a} and {b} at table {table}, a pair the tournament keeps apart (separate)")]
+    SeparatePairTogether {
+        a: PlayerId,
+        b: PlayerId,
+        table: u32,
+    },
     #[error("game {0} was annulled for a replay")]
     GameAnnulled(GameId),
     #[error("game {game} is a second game at its table: a table plays one game a round, and another only when an appeal annulled its game {previous} for a replay (rfm §7.2)")]

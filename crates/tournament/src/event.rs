@@ -4,7 +4,7 @@
 use crate::appeal::AppealDecision;
 use crate::facts::GameFacts;
 use crate::inputs::{ApprovalItem, JudgeInputs};
-use crate::model::{Actor, Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
+use crate::model::{Actor, Judge, JudgeId, PairRule, Place, Player, PlayerId, SeatedTable, Stage};
 use crate::scheme::Scheme;
 use mafia_record::{GameId, StageId, TournamentId};
 use mafia_rules::RuleSetId;
@@ -110,6 +110,11 @@ pub enum TournamentEvent {
         by: Actor,
         at: i64,
     },
+    PairRulesSet {
+        rules: Vec<PairRule>,
+        by: Actor,
+        at: i64,
+    },
     StandingsPublished {
         games: u32,
         by: Actor,
@@ -134,6 +139,7 @@ impl TournamentEvent {
             | TournamentEvent::AppealFiled { at, .. }
             | TournamentEvent::AppealDecided { at, .. }
             | TournamentEvent::LotDrawn { at, .. }
+            | TournamentEvent::PairRulesSet { at, .. }
             | TournamentEvent::StandingsPublished { at, .. } => *at,
         }
     }

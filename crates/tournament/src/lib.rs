@@ -30,7 +30,9 @@ pub use error::TournamentError;
 pub use event::TournamentEvent;
 pub use facts::{GameFacts, Outcome, SeatFact};
 pub use inputs::{ApprovalItem, BestMoveVerdict, ExtraPoint, JudgeInputs, JudgePenalty};
-pub use model::{Actor, Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
+pub use model::{
+    Actor, Judge, JudgeId, PairKind, PairRule, Place, Player, PlayerId, SeatedTable, Stage,
+};
 pub use points::{Coefficient, Points};
 pub use scheme::{Scheme, SchemeError, SchemeId, TieBreak};
 pub use standings::{history, standings, HistoryLine, StandingRow, Standings, Tie};

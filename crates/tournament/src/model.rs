@@ -95,6 +95,25 @@ impl fmt::Display for Actor {
     }
 }
 
+/// How two players are kept apart when seated (teammates, relatives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairKind {
+    /// Never at one table: the seating generator honours it and a chief
+    /// judge's swap that would break it is refused.
+    Separate,
+    /// At one table as rarely as the seating allows.
+    Avoid,
+}
+
+/// A rule about two registered players, the tournament's for every round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairRule {
+    pub kind: PairKind,
+    pub a: PlayerId,
+    pub b: PlayerId,
+}
+
 /// A stage (qualifying, semi-final, final): its size and point coefficient.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stage {

@@ -9,7 +9,9 @@ use crate::event::TournamentEvent;
 use crate::facts::GameFacts;
 use crate::inputs::{self, ApprovalItem, JudgeInputs};
 use crate::ledger::{GameLine, GameScoring, Ledger};
-use crate::model::{Actor, Judge, JudgeId, Place, Player, PlayerId, SeatedTable, Stage};
+use crate::model::{
+    Actor, Judge, JudgeId, PairKind, PairRule, Place, Player, PlayerId, SeatedTable, Stage,
+};
 use crate::scheme::Scheme;
 use mafia_record::{GameId, StageId, TournamentId};
 use mafia_rules::{RuleSetId, Seat, Team, SEATS};
@@ -86,6 +88,8 @@ pub struct Tournament {
     pub games: BTreeMap<GameId, GameEntry>,
     pub appeals: BTreeMap<u32, Appeal>,
     pub lots: Vec<Lot>,
+    /// Pairs kept apart when seated, for every round.
+    pub pair_rules: Vec<PairRule>,
     pub published: Vec<(i64, u32)>,
     pub ledger: Ledger,
     /// Events applied, creation included.
@@ -157,6 +161,7 @@ impl Tournament {
             games: BTreeMap::new(),
             appeals: BTreeMap::new(),
             lots: Vec::new(),
+            pair_rules: Vec::new(),
             published: Vec::new(),
             ledger: Ledger::default(),
             version: 1,
@@ -355,6 +360,7 @@ impl Tournament {
                         });
                     }
                 }
+                self.check_swap_keeps_pairs_apart(r, a, b)?;
                 E::SeatsSwapped {
                     stage: stage.clone(),
                     round: *round,
@@ -565,6 +571,26 @@ impl Tournament {
                     at,
                 }
             }
+            C::SetPairRules { rules } => {
+                if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
+                    return Err(deny(actor, "set pair rules", ORGANISER_OR_CHIEF));
+                }
+                for r in rules {
+                    for p in [&r.a, &r.b] {
+                        if !self.players.contains_key(p) {
+                            return Err(TournamentError::UnknownPlayer(p.clone()));
+                        }
+                    }
+                    if r.a == r.b {
+                        return Err(TournamentError::PairWithItself(r.a.clone()));
+                    }
+                }
+                E::PairRulesSet {
+                    rules: rules.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
             C::PublishStandings => {
                 if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
                     return Err(deny(actor, "publish standings", ORGANISER_OR_CHIEF));
@@ -577,6 +603,44 @@ impl Tournament {
             }
         };
         Ok(vec![ev])
+    }
+
+    /// A swap may not seat a `separate` pair at one table.
+    fn check_swap_keeps_pairs_apart(
+        &self,
+        r: &Round,
+        a: &Place,
+        b: &Place,
+    ) -> Result<(), TournamentError> {
+        let (Some(pa), Some(pb)) = (place_player(r, a), place_player(r, b)) else {
+            return Ok(());
+        };
+        let table_after = |p: &PlayerId| {
+            if p == &pa {
+                Some(b.table)
+            } else if p == &pb {
+                Some(a.table)
+            } else {
+                r.tables
+                    .values()
+                    .find(|t| t.seats.contains(p))
+                    .map(|t| t.table)
+            }
+        };
+        for rule in &self.pair_rules {
+            if rule.kind != PairKind::Separate {
+                continue;
+            }
+            let (ta, tb) = (table_after(&rule.a), table_after(&rule.b));
+            if ta.is_some() && ta == tb {
+                return Err(TournamentError::SeparatePairTogether {
+                    a: rule.a.clone(),
+                    b: rule.b.clone(),
+                    table: ta.unwrap_or_default(),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn check_seating(
@@ -854,6 +918,7 @@ impl Tournament {
                 }
                 self.rescore(&game);
             }
+            E::PairRulesSet { rules, .. } => self.pair_rules = rules.clone(),
             E::LotDrawn { players, at, .. } => self.lots.push(Lot {
                 players: players.clone(),
                 at: *at,

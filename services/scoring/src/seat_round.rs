@@ -3,8 +3,8 @@
 //! balanced schedule, and the same seed seats the same stage again.
 
 use mafia_record::StageId;
-use mafia_seating::{Metrics, PairPolicy, SeatingInput};
-use mafia_tournament::{JudgeId, PlayerId, SeatedTable, Tournament, TournamentCommand};
+use mafia_seating::{Metrics, PairPolicy, PolicyKind, SeatingInput};
+use mafia_tournament::{JudgeId, PairKind, PlayerId, SeatedTable, Tournament, TournamentCommand};
 use tonic::Status;
 
 /// The `SeatRound` command for round `round` of the generated seating of
@@ -55,7 +55,20 @@ pub fn command(
     }
     let mut input = SeatingInput::new(players, s.tables as usize, s.rounds as usize);
     input.judges = t.judges.keys().map(|j| j.as_str().to_string()).collect();
-    input.policies = policies;
+    // The tournament's own pair rules, then the request's.
+    input.policies = t
+        .pair_rules
+        .iter()
+        .map(|r| PairPolicy {
+            kind: match r.kind {
+                PairKind::Separate => PolicyKind::Separate,
+                PairKind::Avoid => PolicyKind::Avoid,
+            },
+            a: r.a.to_string(),
+            b: r.b.to_string(),
+        })
+        .chain(policies)
+        .collect();
     let seating = mafia_seating::seat(&input, seed)
         .map_err(|e| Status::failed_precondition(format!("seating stage {stage}: {e}")))?;
     let metrics = Metrics::compute(&input, &seating)

@@ -791,9 +791,11 @@ fn seat_request_with(
     )
 }
 
-/// SeatRound honours the organiser's pair policies: a `separate` pair never
-/// shares a table in any round; a policy naming someone not registered, or
-/// malformed, is refused and stores nothing.
+/// SeatRound honours the organiser's pair policies, the request's and the
+/// tournament's own (SetPairRules): a `separate` pair never shares a table
+/// in any round, and a chief judge's swap that would seat one together is
+/// refused; a policy naming someone not registered, or malformed, is
+/// refused and stores nothing.
 #[tokio::test]
 async fn a_separate_pair_given_to_seat_round_never_shares_a_table() {
     let (_dir, log) = embedded().await;
@@ -818,8 +820,18 @@ async fn a_separate_pair_given_to_seat_round_never_shares_a_table() {
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("p99"), "{e:?}");
     assert_eq!(summary(&mut c).await.version, version, "nothing stored");
+    // The tournament's own rule (teammates), kept for every round and swap.
+    let rules = TournamentCommand::SetPairRules {
+        rules: vec![mafia_tournament::PairRule {
+            kind: mafia_tournament::PairKind::Separate,
+            a: pid(5),
+            b: pid(6),
+        }],
+    };
+    command(&mut c, "org-token", &rules).await.unwrap();
     let policies =
         r#"[{"kind":"separate","a":"p01","b":"p02"},{"kind":"separate","a":"p03","b":"p04"}]"#;
+    let mut round_1 = Vec::new();
     for round in 1..=3 {
         let r = c
             .seat_round(seat_request_with("org-token", round, 7, policies))
@@ -834,14 +846,42 @@ async fn a_separate_pair_given_to_seat_round_never_shares_a_table() {
                 .iter()
                 .map(|p| p.as_str().unwrap())
                 .collect();
-            for (a, b) in [("p01", "p02"), ("p03", "p04")] {
+            for (a, b) in [("p01", "p02"), ("p03", "p04"), ("p05", "p06")] {
                 assert!(
                     !(seats.contains(&a) && seats.contains(&b)),
                     "round {round}: {a} and {b} at one table: {seats:?}"
                 );
             }
+            if round == 1 {
+                round_1.push(seats.iter().map(|p| p.to_string()).collect::<Vec<_>>());
+            }
         }
     }
+    // The chief judge may not swap p06 into p05's table.
+    let table_of = |p: &str| {
+        round_1
+            .iter()
+            .position(|t| t.iter().any(|x| x == p))
+            .unwrap()
+    };
+    let (t5, t6) = (table_of("p05"), table_of("p06"));
+    let seat_of = |t: usize, p: &str| round_1[t].iter().position(|x| x == p).unwrap();
+    let other = (0..10).find(|&s| round_1[t5][s] != "p05").unwrap();
+    let place = |t: usize, s: usize| mafia_tournament::Place {
+        table: t as u32 + 1,
+        seat: Seat::new(s as u8 + 1).unwrap(),
+    };
+    let swap = TournamentCommand::SwapSeats {
+        stage: StageId::new("main").unwrap(),
+        round: 1,
+        a: place(t5, other),
+        b: place(t6, seat_of(t6, "p06")),
+    };
+    let v = summary(&mut c).await.version;
+    let e = command(&mut c, "chief-token", &swap).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("keeps apart"), "{e:?}");
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
     running.shutdown().await;
 }
 
