@@ -507,7 +507,11 @@ pub async fn feed_resumes_after_a_cursor(log: Arc<dyn EventLog>) {
         .map(|(_, e)| (e.game.clone(), e.seq))
         .collect();
     let in_order = |g: &str, keys: &[(String, u64)]| {
-        let seqs: Vec<u64> = keys.iter().filter(|(k, _)| k == g).map(|(_, s)| *s).collect();
+        let seqs: Vec<u64> = keys
+            .iter()
+            .filter(|(k, _)| k == g)
+            .map(|(_, s)| *s)
+            .collect();
         seqs.windows(2).all(|w| w[0] < w[1])
     };
     assert!(

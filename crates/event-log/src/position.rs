@@ -56,7 +56,8 @@ impl Position {
             Position::All((a, 0)) => FeedCursor::from(a.to_string()),
             Position::All((a, b)) => FeedCursor::from(format!("{a}-{b}")),
             Position::Shards(v) => {
-                let parts: Vec<String> = v.iter().map(|(k, (a, b))| format!("{k}:{a}-{b}")).collect();
+                let parts: Vec<String> =
+                    v.iter().map(|(k, (a, b))| format!("{k}:{a}-{b}")).collect();
                 FeedCursor::from(parts.join(","))
             }
         }
@@ -73,7 +74,9 @@ pub(crate) fn at_or_past(c: &FeedCursor, target: &FeedCursor) -> bool {
             Position::All(cp) => cp >= tp,
             Position::Shards(v) => !v.is_empty() && v.iter().all(|(_, cp)| cp >= tp),
         },
-        Position::Shards(tv) => tv.iter().all(|(k, tp)| c.of(*k).is_some_and(|cp| cp >= *tp)),
+        Position::Shards(tv) => tv
+            .iter()
+            .all(|(k, tp)| c.of(*k).is_some_and(|cp| cp >= *tp)),
     }
 }
 
@@ -121,7 +124,10 @@ mod tests {
     #[test]
     fn a_cursor_narrowed_to_shards_keeps_only_theirs() {
         assert_eq!(restrict(&c("0"), &[3, 1]), Some(c("1:0-0,3:0-0")));
-        assert_eq!(restrict(&c("0:1-0,1:2-0,2:3-0"), &[2, 0]), Some(c("0:1-0,2:3-0")));
+        assert_eq!(
+            restrict(&c("0:1-0,1:2-0,2:3-0"), &[2, 0]),
+            Some(c("0:1-0,2:3-0"))
+        );
         assert_eq!(restrict(&c("$"), &[1]), None);
         let round = c("0:1-2,15:3-4");
         assert_eq!(Position::parse(&round).unwrap().to_cursor(), round);

@@ -174,7 +174,10 @@ async fn send(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> Result<Valu
 /// (a pipeline goes to one node: the script's).
 async fn call(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> redis::RedisResult<Value> {
     let Some(wait) = wait else {
-        return conn.req_packed_command(cmd).await.and_then(Value::extract_error);
+        return conn
+            .req_packed_command(cmd)
+            .await
+            .and_then(Value::extract_error);
     };
     let mut pipe = redis::pipe();
     pipe.add_command(cmd.clone())
@@ -183,7 +186,10 @@ async fn call(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> redis::Redi
         .arg(wait.as_millis().max(1) as u64);
     let (reply, replicas): (Value, i64) = pipe.query_async(conn).await?;
     if replicas < 1 {
-        tracing::warn!(?wait, "append acknowledged by no replica in time: durable on the primary only");
+        tracing::warn!(
+            ?wait,
+            "append acknowledged by no replica in time: durable on the primary only"
+        );
     }
     Ok(reply)
 }

@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::aio::{
+    ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection,
+};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::{AsyncConnectionConfig, Cmd, Pipeline, RedisFuture, Value};
@@ -83,7 +85,10 @@ impl Target {
 
     /// The shared connection: reconnects by itself (and follows the
     /// cluster's slots).
-    pub(crate) async fn connect(&self, response_timeout: Option<Duration>) -> Result<Conn, LogError> {
+    pub(crate) async fn connect(
+        &self,
+        response_timeout: Option<Duration>,
+    ) -> Result<Conn, LogError> {
         match self {
             Target::Single(client) => {
                 let mut cfg = ConnectionManagerConfig::new();
@@ -94,7 +99,9 @@ impl Target {
                     ConnectionManager::new_with_config(client.clone(), cfg).await?,
                 ))
             }
-            Target::Cluster { client, .. } => Ok(Conn::Cluster(client.get_async_connection().await?)),
+            Target::Cluster { client, .. } => {
+                Ok(Conn::Cluster(client.get_async_connection().await?))
+            }
         }
     }
 
@@ -164,11 +171,17 @@ mod tests {
     fn a_cluster_url_lists_its_nodes() {
         assert_eq!(
             cluster_nodes("redis+cluster://h1:7000,h2:7001/"),
-            Some(vec!["redis://h1:7000/".to_owned(), "redis://h2:7001/".to_owned()])
+            Some(vec![
+                "redis://h1:7000/".to_owned(),
+                "redis://h2:7001/".to_owned()
+            ])
         );
         assert_eq!(
             cluster_nodes("redis+cluster://:pw@h1:7000,h2:7001"),
-            Some(vec!["redis://:pw@h1:7000/".to_owned(), "redis://:pw@h2:7001/".to_owned()])
+            Some(vec![
+                "redis://:pw@h1:7000/".to_owned(),
+                "redis://:pw@h2:7001/".to_owned()
+            ])
         );
         assert_eq!(cluster_nodes("redis://h1:6379/"), None);
     }

@@ -1,22 +1,24 @@
 //! Reading [`RedisLog`](crate::RedisLog)'s feed: its shard streams, merged
 //! into one [`FeedStream`] whose cursor holds one stream id per shard.
 //!
-//! The shards are read in *groups*, each by a task with a connection of its
-//! own (a blocked `XREAD` holds it): on one server a single group reads
-//! every shard (one script call, one `XREAD` over all of them); on a
-//! cluster each shard is a group of its own, since a script or an `XREAD`
-//! may name keys of one slot only. Per shard the order is the commit order,
+//! The shards are read in *groups*, on demand: on one server a single
+//! group reads every shard (one script call, one blocking `XREAD` over all
+//! of them); on a cluster each shard is a group of its own, since a script
+//! or an `XREAD` may name keys of one slot only. A group waits for news on
+//! a connection of its own (a blocked `XREAD` holds it); reading is on the
+//! shared one. Per shard the order is the commit order,
 //! so per game it is too (a game lives in one shard); across shards, the
 //! entries of one read are merged by stream id.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, LazyLock};
 
+use futures::future::BoxFuture;
+use futures::stream::{FuturesUnordered, StreamExt};
 use redis::streams::StreamRangeReply;
 use redis::{Script, Value};
-use tokio::sync::mpsc;
 
-use crate::position::Position;
+use crate::position::{parse_pos, Position};
 use crate::redis_conn::{Conn, Target};
 use crate::redis_keys::Layout;
 use crate::redis_log::field_bytes;
@@ -98,7 +100,11 @@ async fn head_id(mut conn: Conn, feed_key: String) -> Result<String, LogError> {
 }
 
 /// The cursor of the current end of `shards`.
-pub(crate) async fn heads(conn: &Conn, layout: &Layout, shards: &[u16]) -> Result<FeedCursor, LogError> {
+pub(crate) async fn heads(
+    conn: &Conn,
+    layout: &Layout,
+    shards: &[u16],
+) -> Result<FeedCursor, LogError> {
     let ids = futures::future::try_join_all(
         shards
             .iter()
@@ -113,13 +119,6 @@ fn cursor_of(pos: &BTreeMap<u16, String>) -> FeedCursor {
     FeedCursor::from(parts.join(","))
 }
 
-/// What a group's task tells the merged stream.
-enum GroupItem {
-    Entry(u16, String, FeedEntry),
-    Trimmed(u16, String),
-    Failed(LogError),
-}
-
 struct Feed {
     target: Target,
     conn: Conn,
@@ -127,20 +126,26 @@ struct Feed {
     cfg: Arc<RedisLogConfig>,
     /// The requested start, until resolved on first poll.
     from: Option<FeedCursor>,
-    /// Where each followed shard stands.
+    /// Where each followed shard stands (as yielded).
     pos: BTreeMap<u16, String>,
-    rx: Option<mpsc::Receiver<GroupItem>>,
-    /// The groups' tasks, stopped with the stream.
-    tasks: Vec<AbortOnDrop>,
+    groups: Vec<Group>,
+    /// Read, not yet yielded.
+    buf: VecDeque<(u16, String, FeedEntry)>,
+    /// The groups' blocked `XREAD`s, each ending when its group has news
+    /// (or its block ran out).
+    wakes: FuturesUnordered<BoxFuture<'static, (usize, Result<(), LogError>)>>,
     done: bool,
 }
 
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+/// Shards read together: one script call, one blocking `XREAD`.
+struct Group {
+    shards: Vec<u16>,
+    keys: Vec<String>,
+    /// Where the group has read up to (ahead of `pos` by `buf`).
+    ids: Vec<String>,
+    /// Its own connection, for the blocking `XREAD`.
+    blocking: Option<Conn>,
+    waiting: bool,
 }
 
 type FeedItem = Result<(FeedCursor, FeedEntry), LogError>;
@@ -159,8 +164,9 @@ pub(crate) fn open(
         cfg,
         from: Some(from),
         pos: BTreeMap::new(),
-        rx: None,
-        tasks: Vec::new(),
+        groups: Vec::new(),
+        buf: VecDeque::new(),
+        wakes: FuturesUnordered::new(),
         done: false,
     };
     Box::pin(futures::stream::unfold(feed, Feed::next))
@@ -172,125 +178,109 @@ impl Feed {
             return None;
         }
         match self.step().await {
-            Ok(Some(item)) => Some((Ok(item), self)),
-            Ok(None) => None,
+            Ok(item) => Some((Ok(item), self)),
             Err(e) => {
                 self.done = true;
-                self.tasks.clear();
                 Some((Err(e), self))
             }
         }
     }
 
-    async fn step(&mut self) -> Result<Option<(FeedCursor, FeedEntry)>, LogError> {
+    async fn step(&mut self) -> Result<(FeedCursor, FeedEntry), LogError> {
         if let Some(from) = self.from.take() {
-            self.pos = self.resolve(&from).await?;
-            self.start_groups();
+            self.pos = resolve(&self.conn, &self.layout, &from).await?;
+            self.make_groups();
         }
-        let Some(rx) = self.rx.as_mut() else {
-            return Ok(None);
-        };
-        match rx.recv().await {
-            Some(GroupItem::Entry(k, id, entry)) => {
-                self.pos.insert(k, id);
-                Ok(Some((cursor_of(&self.pos), entry)))
-            }
-            Some(GroupItem::Trimmed(k, first)) => {
-                let cursor = cursor_of(&self.pos).as_str().to_owned();
-                self.pos.insert(k, "0-0".to_owned());
-                Err(LogError::FeedTrimmed {
-                    cursor,
-                    trimmed_up_to: first,
-                    resume: cursor_of(&self.pos).as_str().to_owned(),
-                })
-            }
-            Some(GroupItem::Failed(e)) => Err(e),
-            None => Ok(None),
-        }
-    }
-
-    /// The caller's cursor as a concrete id per shard.
-    async fn resolve(&self, from: &FeedCursor) -> Result<BTreeMap<u16, String>, LogError> {
-        let n = self.layout.shards();
-        // "$" cannot be used across repeated XREADs (entries added between
-        // two calls would be skipped), so pin it to the current newest ids.
-        if from.is_now() {
-            let all: Vec<u16> = (0..n).collect();
-            let head = heads(&self.conn, &self.layout, &all).await?;
-            return Box::pin(self.resolve(&head)).await;
-        }
-        let bad = || LogError::InvalidArgument(format!("not a redis feed cursor: {from}"));
-        match Position::parse(from).ok_or_else(bad)? {
-            Position::All((a, b)) => Ok((0..n).map(|k| (k, format!("{a}-{b}"))).collect()),
-            Position::Shards(v) if !v.is_empty() && v.iter().all(|(k, _)| *k < n) => {
-                Ok(v.into_iter().map(|(k, (a, b))| (k, format!("{a}-{b}"))).collect())
-            }
-            Position::Shards(_) => Err(bad()),
-        }
-    }
-
-    fn start_groups(&mut self) {
-        let groups: Vec<Vec<(u16, String)>> = if self.target.is_cluster() {
-            self.pos.iter().map(|(k, id)| vec![(*k, id.clone())]).collect()
-        } else {
-            vec![self.pos.iter().map(|(k, id)| (*k, id.clone())).collect()]
-        };
-        let (tx, rx) = mpsc::channel(self.cfg.feed_batch.max(1));
-        for group in groups {
-            let reader = GroupReader {
-                target: self.target.clone(),
-                cfg: self.cfg.clone(),
-                keys: group.iter().map(|(k, _)| self.layout.feed_key(*k)).collect(),
-                shards: group.iter().map(|(k, _)| *k).collect(),
-                ids: group.into_iter().map(|(_, id)| id).collect(),
-                tx: tx.clone(),
-            };
-            self.tasks.push(AbortOnDrop(tokio::spawn(reader.run())));
-        }
-        self.rx = Some(rx);
-    }
-}
-
-/// One group of shards, read by one task on its own connection.
-struct GroupReader {
-    target: Target,
-    cfg: Arc<RedisLogConfig>,
-    keys: Vec<String>,
-    shards: Vec<u16>,
-    ids: Vec<String>,
-    tx: mpsc::Sender<GroupItem>,
-}
-
-impl GroupReader {
-    async fn run(mut self) {
-        if let Err(e) = self.read_all().await {
-            let _ = self.tx.send(GroupItem::Failed(e)).await;
-        }
-    }
-
-    /// Until the stream is dropped or the store fails: each batch is read
-    /// by [`FEED_READ`], which first checks that nothing after the cursors
-    /// was trimmed; the blocking XREAD only waits for the next entry.
-    async fn read_all(&mut self) -> Result<(), LogError> {
-        let mut conn = self.target.blocking(self.cfg.feed_block).await?;
         loop {
+            if let Some((k, id, entry)) = self.buf.pop_front() {
+                self.pos.insert(k, id);
+                return Ok((cursor_of(&self.pos), entry));
+            }
+            self.read().await?;
+            if self.buf.is_empty() {
+                self.wait().await?;
+            }
+        }
+    }
+}
+
+/// The caller's cursor as a concrete id per shard.
+async fn resolve(
+    conn: &Conn,
+    layout: &Layout,
+    from: &FeedCursor,
+) -> Result<BTreeMap<u16, String>, LogError> {
+    let n = layout.shards();
+    // "$" cannot be used across repeated XREADs (entries added between
+    // two calls would be skipped), so pin it to the current newest ids.
+    let from = if from.is_now() {
+        let all: Vec<u16> = (0..n).collect();
+        heads(conn, layout, &all).await?
+    } else {
+        from.clone()
+    };
+    let bad = || LogError::InvalidArgument(format!("not a redis feed cursor: {from}"));
+    match Position::parse(&from).ok_or_else(bad)? {
+        Position::All((a, b)) => Ok((0..n).map(|k| (k, format!("{a}-{b}"))).collect()),
+        Position::Shards(v) if !v.is_empty() && v.iter().all(|(k, _)| *k < n) => Ok(v
+            .into_iter()
+            .map(|(k, (a, b))| (k, format!("{a}-{b}")))
+            .collect()),
+        Position::Shards(_) => Err(bad()),
+    }
+}
+
+impl Feed {
+    fn make_groups(&mut self) {
+        let shards: Vec<(u16, String)> = self.pos.iter().map(|(k, id)| (*k, id.clone())).collect();
+        let sets: Vec<Vec<(u16, String)>> = if self.target.is_cluster() {
+            shards.into_iter().map(|s| vec![s]).collect()
+        } else {
+            vec![shards]
+        };
+        self.groups = sets
+            .into_iter()
+            .map(|set| Group {
+                keys: set.iter().map(|(k, _)| self.layout.feed_key(*k)).collect(),
+                shards: set.iter().map(|(k, _)| *k).collect(),
+                ids: set.into_iter().map(|(_, id)| id).collect(),
+                blocking: None,
+                waiting: false,
+            })
+            .collect();
+    }
+
+    /// Reads every group once, on the shared connection: each batch by
+    /// [`FEED_READ`], which first checks that nothing after the cursors was
+    /// trimmed.
+    async fn read(&mut self) -> Result<(), LogError> {
+        let reads = self.groups.iter().map(|g| {
+            let mut conn = self.conn.clone();
             let mut inv = FEED_READ.prepare_invoke();
-            for key in &self.keys {
+            for key in &g.keys {
                 inv.key(key);
             }
             inv.arg(self.cfg.feed_batch);
-            for id in &self.ids {
+            for id in &g.ids {
                 inv.arg(id);
             }
-            let replies: Vec<(String, Value)> = inv.invoke_async(&mut conn).await?;
-            let mut batch = Vec::new();
+            async move { inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await }
+        });
+        let replies = futures::future::try_join_all(reads).await?;
+        let mut batch = Vec::new();
+        for (g, replies) in self.groups.iter_mut().zip(replies) {
             for (i, (status, body)) in replies.into_iter().enumerate() {
+                let k = g.shards[i];
                 match status.as_str() {
                     "ok" => {}
                     "trimmed" => {
-                        let first: String = redis::from_redis_value(&body)?;
-                        let _ = self.tx.send(GroupItem::Trimmed(self.shards[i], first)).await;
-                        return Ok(());
+                        let cursor = cursor_of(&self.pos).as_str().to_owned();
+                        self.pos.insert(k, "0-0".to_owned());
+                        return Err(LogError::FeedTrimmed {
+                            cursor,
+                            trimmed_up_to: redis::from_redis_value(&body)?,
+                            resume: cursor_of(&self.pos).as_str().to_owned(),
+                        });
                     }
                     _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
                 }
@@ -303,31 +293,55 @@ impl GroupReader {
                         .get("s")
                         .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
                     let payload = field_bytes(&e, "p")?;
-                    let at = crate::position::parse_pos(&e.id);
-                    batch.push((at, i, e.id, FeedEntry { game, seq, payload }));
+                    g.ids[i].clone_from(&e.id);
+                    batch.push((parse_pos(&e.id), k, e.id, FeedEntry { game, seq, payload }));
                 }
             }
-            if batch.is_empty() {
-                let _: Value = redis::cmd("XREAD")
-                    .arg("COUNT")
-                    .arg(1)
-                    .arg("BLOCK")
-                    .arg(self.cfg.feed_block.as_millis().max(1) as u64)
-                    .arg("STREAMS")
-                    .arg(&self.keys)
-                    .arg(&self.ids)
-                    .query_async(&mut conn)
-                    .await?;
+        }
+        // Stable: within a shard the order stays the stream's.
+        batch.sort_by_key(|(at, ..)| *at);
+        self.buf
+            .extend(batch.into_iter().map(|(_, k, id, entry)| (k, id, entry)));
+        Ok(())
+    }
+
+    /// Blocks until some group has news: each group not already waiting
+    /// sends an `XREAD BLOCK` on its own connection (a blocked one holds
+    /// it); the others' go on waiting for the next call.
+    async fn wait(&mut self) -> Result<(), LogError> {
+        let block = self.cfg.feed_block;
+        for (i, g) in self.groups.iter_mut().enumerate() {
+            if g.waiting {
                 continue;
             }
-            // Stable: within a shard the order stays the stream's.
-            batch.sort_by_key(|(at, ..)| *at);
-            for (_, i, id, entry) in batch {
-                self.ids[i].clone_from(&id);
-                if self.tx.send(GroupItem::Entry(self.shards[i], id, entry)).await.is_err() {
-                    return Ok(());
+            let mut conn = match g.blocking.clone() {
+                Some(c) => c,
+                None => {
+                    let c = self.target.blocking(block).await?;
+                    g.blocking = Some(c.clone());
+                    c
                 }
+            };
+            let mut cmd = redis::cmd("XREAD");
+            cmd.arg("COUNT")
+                .arg(1)
+                .arg("BLOCK")
+                .arg(block.as_millis().max(1) as u64)
+                .arg("STREAMS")
+                .arg(&g.keys)
+                .arg(&g.ids);
+            g.waiting = true;
+            self.wakes.push(Box::pin(async move {
+                let r: Result<Value, _> = cmd.query_async(&mut conn).await;
+                (i, r.map(drop).map_err(LogError::from))
+            }));
+        }
+        match self.wakes.next().await {
+            Some((i, result)) => {
+                self.groups[i].waiting = false;
+                result
             }
+            None => Ok(()),
         }
     }
 }

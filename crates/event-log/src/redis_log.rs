@@ -218,7 +218,9 @@ impl RedisLog {
             layout: layout.clone(),
             grouped: target.is_cluster(),
             replica_wait: cfg.cluster_replica_wait.filter(|_| target.is_cluster()),
-            shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards)).max(1).to_string(),
+            shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards))
+                .max(1)
+                .to_string(),
         };
         tokio::spawn(redis_batch::run(conn.clone(), batch, rx));
         Ok(RedisLog {
