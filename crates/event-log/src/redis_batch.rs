@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use redis::aio::ConnectionLike;
@@ -27,6 +27,12 @@ use crate::{Appended, LogError};
 /// Most payloads in one script call: bounds how long one call holds the
 /// (single-threaded) server.
 const MAX_BATCH_PAYLOADS: usize = 2048;
+
+/// How long a shard whose replica did not answer a `WAIT` is written
+/// without waiting (its primary may have lost its replica in a failover).
+/// `WAIT` blocks its connection, which the node's other shards share, so
+/// a probe of a primary left without a replica is rare.
+const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 
 /// KEYS: per game its shard's feed, its state and events. ARGV: the
 /// shard's feed maxlen, then
@@ -95,6 +101,9 @@ pub(crate) async fn run(
     mut rx: mpsc::UnboundedReceiver<AppendRequest>,
 ) {
     let mut groups: BTreeMap<u16, Vec<AppendRequest>> = BTreeMap::new();
+    // Shards whose primary had no replica answer in time: until when their
+    // appends skip the wait (it would only add its timeout to each).
+    let mut unreplicated: BTreeMap<u16, Instant> = BTreeMap::new();
     while let Some(first) = rx.recv().await {
         let mut payloads = first.payloads.len();
         let group = |r: &AppendRequest| {
@@ -114,16 +123,31 @@ pub(crate) async fn run(
                 Err(_) => break,
             }
         }
-        let calls = groups.values_mut().map(|batch| {
+        let now = Instant::now();
+        let calls = groups.iter_mut().map(|(shard, batch)| {
             let cmd = script_call(&cfg, batch);
             let mut conn = conn.clone();
-            let wait = cfg.replica_wait;
+            let wait = cfg
+                .replica_wait
+                .filter(|_| unreplicated.get(shard).is_none_or(|until| *until <= now));
             async move {
-                let replies = send(&mut conn, &cmd, wait).await;
+                let (replies, replicated) = send(&mut conn, &cmd, wait).await;
                 answer(batch, replies);
+                (*shard, replicated)
             }
         });
-        futures::future::join_all(calls).await;
+        for (shard, replicated) in futures::future::join_all(calls).await {
+            if replicated {
+                unreplicated.remove(&shard);
+            } else {
+                tracing::warn!(
+                    shard,
+                    "appends acknowledged by no replica in time: durable on the primary only; \
+                     not waiting on this shard for {UNREPLICATED_PAUSE:?}"
+                );
+                unreplicated.insert(shard, now + UNREPLICATED_PAUSE);
+            }
+        }
         groups.clear();
     }
 }
@@ -157,27 +181,40 @@ fn script_call(cfg: &BatchConfig, batch: &[AppendRequest]) -> Cmd {
     cmd
 }
 
-async fn send(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> Result<Value, LogError> {
+/// The script's reply, and whether a replica had it in time (true when
+/// not asked).
+async fn send(
+    conn: &mut Conn,
+    cmd: &Cmd,
+    wait: Option<Duration>,
+) -> (Result<Value, LogError>, bool) {
     let reply = match call(conn, cmd, wait).await {
         // The server does not know the script yet (first call, restart,
         // failover, SCRIPT FLUSH): nothing ran; load it and send again.
         Err(e) if e.kind() == ErrorKind::NoScriptError => {
-            APPEND_MANY.load_async(conn).await?;
-            call(conn, cmd, wait).await?
+            match APPEND_MANY.load_async(conn).await {
+                Ok(_) => call(conn, cmd, wait).await,
+                Err(e) => Err(e),
+            }
         }
-        other => other?,
+        other => other,
     };
-    Ok(reply)
+    match reply {
+        Ok((v, replicated)) => (Ok(v), replicated),
+        Err(e) => (Err(e.into()), true),
+    }
 }
 
 /// One script call, and the replica wait after it on the same connection
 /// (a pipeline goes to one node: the script's).
-async fn call(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> redis::RedisResult<Value> {
+async fn call(
+    conn: &mut Conn,
+    cmd: &Cmd,
+    wait: Option<Duration>,
+) -> redis::RedisResult<(Value, bool)> {
     let Some(wait) = wait else {
-        return conn
-            .req_packed_command(cmd)
-            .await
-            .and_then(Value::extract_error);
+        let reply = conn.req_packed_command(cmd).await?;
+        return Ok((reply.extract_error()?, true));
     };
     let mut pipe = redis::pipe();
     pipe.add_command(cmd.clone())
@@ -185,13 +222,7 @@ async fn call(conn: &mut Conn, cmd: &Cmd, wait: Option<Duration>) -> redis::Redi
         .arg(1)
         .arg(wait.as_millis().max(1) as u64);
     let (reply, replicas): (Value, i64) = pipe.query_async(conn).await?;
-    if replicas < 1 {
-        tracing::warn!(
-            ?wait,
-            "append acknowledged by no replica in time: durable on the primary only"
-        );
-    }
-    Ok(reply)
+    Ok((reply, replicas >= 1))
 }
 
 /// Hands each caller its game's reply (or the batch's error: its outcome is

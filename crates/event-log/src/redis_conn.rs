@@ -4,6 +4,7 @@
 //! client learns the rest). Both give a [`Conn`] that every command of the
 //! log goes through, so the rest of the backend does not care which.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::{
@@ -66,10 +67,11 @@ impl Target {
             )));
         }
         let mut builder = ClusterClientBuilder::new(nodes.clone())
-            // A failover takes a few node timeouts: keep retrying through it.
-            .retries(12)
-            .min_retry_wait(100)
-            .max_retry_wait(1_000);
+            // Few retries: a dead primary is left by renewing the connection
+            // (see `Cluster`), and the callers retry.
+            .retries(3)
+            .min_retry_wait(50)
+            .max_retry_wait(500);
         if let Some(t) = response_timeout {
             builder = builder.response_timeout(t).connection_timeout(t);
         }
@@ -100,7 +102,12 @@ impl Target {
                 ))
             }
             Target::Cluster { client, .. } => {
-                Ok(Conn::Cluster(client.get_async_connection().await?))
+                let conn = client.get_async_connection().await?;
+                Ok(Conn::Cluster(Arc::new(Cluster {
+                    client: client.clone(),
+                    current: std::sync::Mutex::new(conn),
+                    renewing: tokio::sync::Mutex::new(()),
+                })))
             }
         }
     }
@@ -118,7 +125,8 @@ impl Target {
                 let client = ClusterClientBuilder::new(nodes.clone())
                     .response_timeout(block + Duration::from_secs(5))
                     .build()?;
-                Ok(Conn::Cluster(client.get_async_connection().await?))
+                // A reader that fails is opened anew by its follower.
+                Ok(Conn::ClusterPlain(client.get_async_connection().await?))
             }
         }
     }
@@ -129,7 +137,50 @@ impl Target {
 pub(crate) enum Conn {
     Manager(ConnectionManager),
     Plain(MultiplexedConnection),
-    Cluster(ClusterConnection),
+    /// A cluster reader's own connection.
+    ClusterPlain(ClusterConnection),
+    Cluster(Arc<Cluster>),
+}
+
+/// The shared cluster connection, made anew after a connection failure:
+/// the client follows `MOVED` replies by itself, but a primary killed
+/// outright answers nothing, and its slots would stay on it in the client's
+/// map until its retries ran out; a new connection reads the slots afresh
+/// (once a replica was promoted, from the nodes that are left).
+pub(crate) struct Cluster {
+    client: ClusterClient,
+    current: std::sync::Mutex<ClusterConnection>,
+    renewing: tokio::sync::Mutex<()>,
+}
+
+impl Cluster {
+    fn current(&self) -> ClusterConnection {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    async fn after(&self, err: &redis::RedisError) {
+        if !(err.is_io_error()
+            || err.is_connection_dropped()
+            || err.is_connection_refusal()
+            || err.is_timeout())
+        {
+            return;
+        }
+        // One renewal at a time; the callers waiting meanwhile retry on its result.
+        let Ok(_renewing) = self.renewing.try_lock() else {
+            return;
+        };
+        match self.client.get_async_connection().await {
+            Ok(conn) => {
+                tracing::info!(error = %err, "cluster connection renewed");
+                *self.current.lock().unwrap_or_else(|e| e.into_inner()) = conn;
+            }
+            Err(e) => tracing::warn!(error = %e, "cluster connection not renewed yet"),
+        }
+    }
 }
 
 impl ConnectionLike for Conn {
@@ -137,7 +188,17 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Manager(c) => c.req_packed_command(cmd),
             Conn::Plain(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c) => c.req_packed_command(cmd),
+            Conn::ClusterPlain(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => {
+                let (cluster, mut conn) = (c.clone(), c.current());
+                Box::pin(async move {
+                    let reply = conn.req_packed_command(cmd).await;
+                    if let Err(e) = &reply {
+                        cluster.after(e).await;
+                    }
+                    reply
+                })
+            }
         }
     }
 
@@ -150,7 +211,17 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Manager(c) => c.req_packed_commands(cmd, offset, count),
             Conn::Plain(c) => c.req_packed_commands(cmd, offset, count),
-            Conn::Cluster(c) => c.req_packed_commands(cmd, offset, count),
+            Conn::ClusterPlain(c) => c.req_packed_commands(cmd, offset, count),
+            Conn::Cluster(c) => {
+                let (cluster, mut conn) = (c.clone(), c.current());
+                Box::pin(async move {
+                    let reply = conn.req_packed_commands(cmd, offset, count).await;
+                    if let Err(e) = &reply {
+                        cluster.after(e).await;
+                    }
+                    reply
+                })
+            }
         }
     }
 
@@ -158,7 +229,8 @@ impl ConnectionLike for Conn {
         match self {
             Conn::Manager(c) => c.get_db(),
             Conn::Plain(c) => c.get_db(),
-            Conn::Cluster(c) => c.get_db(),
+            Conn::ClusterPlain(c) => c.get_db(),
+            Conn::Cluster(c) => c.current().get_db(),
         }
     }
 }

@@ -156,14 +156,18 @@ impl RedisCluster {
         }
     }
 
-    /// Waits until the live nodes agree the cluster is ok again (after a
-    /// kill: once a replica was promoted for the dead primary's slots).
-    pub fn wait_until_ok(&self) -> Result<(), RedisServerError> {
+    /// After [`kill`](RedisCluster::kill)ing the primary on `port`: waits
+    /// until a replica took its place (as many primaries as before, none on
+    /// `port`) and every live node says the cluster is ok.
+    pub fn wait_for_failover(&self, port: u16, primaries: usize) -> Result<(), RedisServerError> {
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
-            let ok = self.live_ports().all(|p| {
-                info(p, "CLUSTER", "INFO").is_some_and(|i| i.contains("cluster_state:ok"))
-            });
+            let now = self.primaries();
+            let ok = !now.contains(&port)
+                && now.len() == primaries
+                && self.live_ports().all(|p| {
+                    info(p, "CLUSTER", "INFO").is_some_and(|i| i.contains("cluster_state:ok"))
+                });
             if ok {
                 return Ok(());
             }
