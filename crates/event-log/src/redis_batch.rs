@@ -137,9 +137,9 @@ pub(crate) async fn run(
             }
         });
         for (shard, replicated) in futures::future::join_all(calls).await {
-            if replicated {
+            if replicated == Some(true) {
                 unreplicated.remove(&shard);
-            } else {
+            } else if replicated == Some(false) {
                 tracing::warn!(
                     shard,
                     "appends acknowledged by no replica in time: durable on the primary only; \
@@ -181,13 +181,13 @@ fn script_call(cfg: &BatchConfig, batch: &[AppendRequest]) -> Cmd {
     cmd
 }
 
-/// The script's reply, and whether a replica had it in time (true when
-/// not asked).
+/// The script's reply, and whether a replica had it in time (`None`: not
+/// asked, or the call failed).
 async fn send(
     conn: &mut Conn,
     cmd: &Cmd,
     wait: Option<Duration>,
-) -> (Result<Value, LogError>, bool) {
+) -> (Result<Value, LogError>, Option<bool>) {
     let reply = match call(conn, cmd, wait).await {
         // The server does not know the script yet (first call, restart,
         // failover, SCRIPT FLUSH): nothing ran; load it and send again.
@@ -201,7 +201,7 @@ async fn send(
     };
     match reply {
         Ok((v, replicated)) => (Ok(v), replicated),
-        Err(e) => (Err(e.into()), true),
+        Err(e) => (Err(e.into()), None),
     }
 }
 
@@ -211,10 +211,10 @@ async fn call(
     conn: &mut Conn,
     cmd: &Cmd,
     wait: Option<Duration>,
-) -> redis::RedisResult<(Value, bool)> {
+) -> redis::RedisResult<(Value, Option<bool>)> {
     let Some(wait) = wait else {
         let reply = conn.req_packed_command(cmd).await?;
-        return Ok((reply.extract_error()?, true));
+        return Ok((reply.extract_error()?, None));
     };
     let mut pipe = redis::pipe();
     pipe.add_command(cmd.clone())
@@ -222,7 +222,7 @@ async fn call(
         .arg(1)
         .arg(wait.as_millis().max(1) as u64);
     let (reply, replicas): (Value, i64) = pipe.query_async(conn).await?;
-    Ok((reply, replicas >= 1))
+    Ok((reply, Some(replicas >= 1)))
 }
 
 /// Hands each caller its game's reply (or the batch's error: its outcome is

@@ -165,7 +165,10 @@ async fn no_acked_event_is_lost_when_a_primary_is_killed_mid_game() {
             );
         }
     }
-    eprintln!("failover: writers done {:?} after the kill", waited.elapsed());
+    eprintln!(
+        "failover: writers done {:?} after the kill",
+        waited.elapsed()
+    );
     eprintln!(
         "failover: killed primary :{victim} after {acked_at_kill} acks; cluster ok again after \
          {promoted_in:?}; {acked_total} acked events, 0 lost; {failures} appends failed and were \
