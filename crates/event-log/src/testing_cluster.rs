@@ -108,6 +108,14 @@ impl RedisCluster {
         &self.url
     }
 
+    /// Process ids of the nodes it runs (for CPU figures).
+    pub fn pids(&self) -> Vec<u32> {
+        self.nodes
+            .iter()
+            .filter_map(|n| n.child.as_ref().map(Child::id))
+            .collect()
+    }
+
     /// Whether this value runs (and will stop) its own nodes.
     pub fn is_spawned(&self) -> bool {
         !self.nodes.is_empty()
