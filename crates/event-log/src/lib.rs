@@ -6,14 +6,17 @@
 //! token*: an append must present the game's current fence, so a writer that
 //! lost its lease (GC pause, partition, …) can never write after a takeover.
 //! Every appended event also goes to a global *feed* that followers (gateway,
-//! scoring) tail with a resumable cursor. Readers do not use the feed
+//! scoring) tail with a resumable cursor (on Redis the feed is split into
+//! shard streams, a game's events all in its shard's, so per game the feed
+//! keeps commit order). Readers do not use the feed
 //! directly but one of the followers ([`follow`], [`follow_games`],
 //! [`Fanout::follow_game`]), which catch up from the games' logs, fill gaps
 //! and resume by themselves after the store fails.
 //!
 //! Two backends implement [`EventLog`] with identical semantics (checked by a
 //! shared conformance suite, see the `testing` feature):
-//! - [`RedisLog`]: the production backend, shared by several referee processes.
+//! - [`RedisLog`]: the production backend, shared by several referee
+//!   processes, on one Redis server or a Redis Cluster.
 //! - [`EmbeddedLog`]: a single-process backend on a local `redb` file.
 //!
 //! ## Fences
