@@ -213,11 +213,27 @@ impl RedisLog {
         let target = Target::open(url, cfg.response_timeout)?;
         let conn = target.connect(cfg.response_timeout).await?;
         tracing::info!(prefix = %cfg.prefix, target = ?target, shards = cfg.feed_shards, "connected redis event log");
+        let replica_wait = match cfg.cluster_replica_wait {
+            Some(wait) if target.is_cluster() => {
+                // A cluster made without replicas would only add the
+                // timeout to every append.
+                let nodes: String = redis::cmd("CLUSTER")
+                    .arg("NODES")
+                    .query_async(&mut conn.clone())
+                    .await?;
+                let replicas = nodes.lines().filter(|l| l.contains("slave")).count();
+                if replicas == 0 {
+                    tracing::warn!("the cluster has no replicas: appends do not WAIT for one");
+                }
+                (replicas > 0).then_some(wait)
+            }
+            _ => None,
+        };
         let (appends, rx) = mpsc::unbounded_channel();
         let batch = BatchConfig {
             layout: layout.clone(),
             grouped: target.is_cluster(),
-            replica_wait: cfg.cluster_replica_wait.filter(|_| target.is_cluster()),
+            replica_wait,
             shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards))
                 .max(1)
                 .to_string(),
