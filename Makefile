@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee profile-referee bench-gateway bench-scoring bench-console soak
+.PHONY: run test lint fmt bench build bench-referee profile-referee bench-cluster bench-gateway bench-scoring bench-console soak
 
 build:
 	$(CARGO) build --release --workspace
@@ -43,6 +43,13 @@ bench-referee:
 profile-referee:
 	$(CARGO) build --release -p mafia-referee --bins
 	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench --profile $${CARGO_TARGET_DIR:-target}/profile $(BENCH_ARGS)
+
+# The referee at 500 tables on a local Redis Cluster (3 primaries) beside
+# one Redis, with 1 and 3 referee processes.
+bench-cluster:
+	$(CARGO) build --release -p mafia-referee --bins
+	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench --backends redis,cluster \
+		--tables 500 --referees 1,3 --memory-games 100 $(BENCH_ARGS)
 
 # The gateway under fan-out load (10,000 raw-feed and 2,000 GraphQL
 # subscribers following 100 simulated tables on loopback).

@@ -26,10 +26,20 @@ use crate::{
 /// Generates one `#[tokio::test]` per conformance check. `$make` is an
 /// expression evaluating to a future of `(Arc<dyn EventLog>, guard)`; the
 /// guard (temp dir, Redis server, …) is kept alive for the test's duration.
+///
+/// `sequential NAME, ENV = SETUP, MAKE` instead makes one test, `NAME`, that
+/// runs every check in turn: `SETUP` is evaluated once (e.g. a local Redis
+/// Cluster, too costly to start per check) and `MAKE` may use it as `ENV`.
 #[macro_export]
 macro_rules! event_log_conformance_tests {
     ($make:expr) => {
-        $crate::event_log_conformance_tests!(@tests $make;
+        $crate::event_log_conformance_tests!(@checks (tests) $make);
+    };
+    (sequential $test:ident, $env:ident = $setup:expr, $make:expr) => {
+        $crate::event_log_conformance_tests!(@checks (sequential $test $env $setup) $make);
+    };
+    (@checks $how:tt $make:expr) => {
+        $crate::event_log_conformance_tests!(@run $how $make;
             append_then_read_returns_events_in_order,
             stale_or_duplicate_append_conflicts_and_writes_nothing,
             fenced_out_writer_cannot_append_after_takeover,
@@ -51,9 +61,10 @@ macro_rules! event_log_conformance_tests {
             large_batch_append_is_stored_and_readable,
             follower_catches_up_then_goes_live_missing_and_doubling_nothing,
             follower_of_a_game_that_falls_behind_catches_up_from_the_log,
-        );
+            follower_of_some_shards_gets_their_games_only,
+                );
     };
-    (@tests $make:expr; $($name:ident),+ $(,)?) => {
+    (@run (tests) $make:expr; $($name:ident),+ $(,)?) => {
         $(
             #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $name() {
@@ -61,6 +72,17 @@ macro_rules! event_log_conformance_tests {
                 $crate::conformance::$name(log).await;
             }
         )+
+    };
+    (@run (sequential $test:ident $env:ident $setup:expr) $make:expr; $($name:ident),+ $(,)?) => {
+        #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $test() {
+            let $env = $setup;
+            $(
+                eprintln!("conformance: {}", stringify!($name));
+                let (log, _guard) = $make.await;
+                $crate::conformance::$name(log).await;
+            )+
+        }
     };
 }
 
@@ -432,10 +454,12 @@ pub async fn feed_delivers_every_event_once_in_order_across_games(log: Arc<dyn E
         .map(|(_, e)| (e.game.as_str(), e.seq, e.payload.clone()))
         .collect();
     assert_eq!(
-        got_entries, expected,
-        "feed must follow commit order exactly"
+        per_game(&got_entries),
+        per_game(&expected),
+        "per game, the feed must follow commit order exactly"
     );
     let mut cursors: Vec<&FeedCursor> = got.iter().map(|(c, _)| c).collect();
+    cursors.sort_by_key(|c| c.as_str());
     cursors.dedup();
     assert_eq!(cursors.len(), got.len(), "every entry has its own cursor");
     assert_feed_quiet(&mut live).await;
@@ -443,8 +467,22 @@ pub async fn feed_delivers_every_event_once_in_order_across_games(log: Arc<dyn E
     // A follower starting from the beginning sees the same history.
     let mut replay = log.feed(FeedCursor::beginning());
     let replayed = take_feed(&mut replay, expected.len()).await;
-    assert_eq!(replayed, got);
+    let replayed: Vec<(&str, u64, Bytes)> = replayed
+        .iter()
+        .map(|(_, e)| (e.game.as_str(), e.seq, e.payload.clone()))
+        .collect();
+    assert_eq!(per_game(&replayed), per_game(&got_entries));
     assert_feed_quiet(&mut replay).await;
+}
+
+/// Feed entries grouped by game, each game's in the order given: what the
+/// feed promises across shards.
+fn per_game<'a>(entries: &[(&'a str, u64, Bytes)]) -> HashMap<&'a str, Vec<(u64, Bytes)>> {
+    let mut out: HashMap<&str, Vec<(u64, Bytes)>> = HashMap::new();
+    for (g, seq, p) in entries {
+        out.entry(*g).or_default().push((*seq, p.clone()));
+    }
+    out
 }
 
 pub async fn feed_resumes_after_a_cursor(log: Arc<dyn EventLog>) {
@@ -463,10 +501,34 @@ pub async fn feed_resumes_after_a_cursor(log: Arc<dyn EventLog>) {
     let mut resumed = log.feed(restored);
     log.append("g1", 3, 0, &payloads("c", 1)).await.unwrap();
     let rest = take_feed(&mut resumed, 3).await;
-    let keys: Vec<(String, u64)> = rest.iter().map(|(_, e)| (e.game.clone(), e.seq)).collect();
+    let mut keys: Vec<(String, u64)> = seen
+        .iter()
+        .chain(&rest)
+        .map(|(_, e)| (e.game.clone(), e.seq))
+        .collect();
+    let in_order = |g: &str, keys: &[(String, u64)]| {
+        let seqs: Vec<u64> = keys
+            .iter()
+            .filter(|(k, _)| k == g)
+            .map(|(_, s)| *s)
+            .collect();
+        seqs.windows(2).all(|w| w[0] < w[1])
+    };
+    assert!(
+        in_order("g1", &keys) && in_order("g2", &keys),
+        "per game in order across the resume: {keys:?}"
+    );
+    keys.sort();
     assert_eq!(
         keys,
-        vec![("g2".into(), 1), ("g2".into(), 2), ("g1".into(), 4)],
+        vec![
+            ("g1".into(), 1),
+            ("g1".into(), 2),
+            ("g1".into(), 3),
+            ("g1".into(), 4),
+            ("g2".into(), 1),
+            ("g2".into(), 2)
+        ],
         "resuming must continue right after the cursor, without repeats"
     );
     assert_feed_quiet(&mut resumed).await;
@@ -665,6 +727,7 @@ pub fn follow_config() -> FollowConfig {
     FollowConfig {
         retry_after: Duration::from_millis(50),
         read_batch: 16,
+        shards: None,
     }
 }
 
@@ -987,5 +1050,40 @@ pub async fn follower_resumes_by_itself_after_the_store_restarts<F, Fut>(
         let (got, others) = collect_games(s, &want).await;
         assert_each_once_in_order(&got, 11, &HashMap::from([("g", 20)]));
         assert!(others.is_empty(), "{others:?}");
+    }
+}
+
+/// A follower given some of the feed's shards gets every event of their
+/// games, and none of the others' (one shard on a log that does not split
+/// its feed: everything).
+pub async fn follower_of_some_shards_gets_their_games_only(log: Arc<dyn EventLog>) {
+    let games: Vec<String> = (0..12).map(|i| format!("t{i}")).collect();
+    let mine = log.feed_shard_of(&games[0]);
+    let config = FollowConfig {
+        shards: Some(vec![mine]),
+        ..follow_config()
+    };
+    for g in &games {
+        log.create_game(g, b"h").await.unwrap();
+        log.append(g, 0, 0, &payloads(g, 2)).await.unwrap();
+    }
+    let mut feed = crate::follow(log.clone(), FeedCursor::beginning(), config.clone());
+    let mut every = crate::follow_games(log.clone(), config);
+    for g in &games {
+        log.append(g, 2, 0, &payloads(g, 1)).await.unwrap();
+    }
+    let want: HashMap<&str, u64> = games
+        .iter()
+        .filter(|g| log.feed_shard_of(g) == mine)
+        .map(|g| (g.as_str(), 3))
+        .collect();
+    for s in [&mut feed, &mut every] {
+        let (got, _) = collect_games(s, &want).await;
+        assert_each_once_in_order(&got, 1, &want);
+        assert!(
+            got.keys().all(|g| log.feed_shard_of(g) == mine),
+            "only the followed shard's games: {:?}",
+            got.keys().collect::<Vec<_>>()
+        );
     }
 }

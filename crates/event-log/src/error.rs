@@ -47,6 +47,9 @@ pub enum LogError {
     FeedTrimmed {
         cursor: String,
         trimmed_up_to: String,
+        /// Where to go on: `cursor` with the trimmed shard moved to the
+        /// start of what it retains (the other shards lost nothing).
+        resume: String,
     },
 
     /// The Redis server or connection failed.

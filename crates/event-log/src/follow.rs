@@ -43,6 +43,9 @@ pub struct FollowConfig {
     pub retry_after: Duration,
     /// Events asked of [`EventLog::read`] per call when catching a game up.
     pub read_batch: usize,
+    /// Follow only these feed shards (and, for [`follow_games`], only their
+    /// games; see [`EventLog::feed_shard_of`]); `None`: all of them.
+    pub shards: Option<Vec<u16>>,
 }
 
 impl Default for FollowConfig {
@@ -50,7 +53,28 @@ impl Default for FollowConfig {
         FollowConfig {
             retry_after: Duration::from_millis(500),
             read_batch: 1024,
+            shards: None,
         }
+    }
+}
+
+impl FollowConfig {
+    /// The shards to follow on `log`, if not all.
+    fn only(&self, log: &dyn EventLog) -> Option<&[u16]> {
+        self.shards.as_deref().filter(|_| log.feed_shards() > 1)
+    }
+
+    /// `cursor` narrowed to the followed shards.
+    fn scope(&self, log: &dyn EventLog, cursor: FeedCursor) -> FeedCursor {
+        match self.only(log) {
+            Some(shards) => crate::position::restrict(&cursor, shards).unwrap_or(cursor),
+            None => cursor,
+        }
+    }
+
+    fn follows(&self, log: &dyn EventLog, game: &str) -> bool {
+        self.only(log)
+            .is_none_or(|shards| shards.contains(&log.feed_shard_of(game)))
     }
 }
 
@@ -147,22 +171,7 @@ pub(crate) fn into_stream<S: Step>(state: S) -> BoxStream<'static, S::Item> {
     }))
 }
 
-/// Orders two cursors of the same backend. Both backends' cursors read as
-/// `(major, minor)`: a Redis stream id `ms-n`, or an embedded counter `n`.
-fn position(c: &FeedCursor) -> Option<(u64, u64)> {
-    let s = c.as_str();
-    match s.split_once('-') {
-        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-        None => Some((s.parse().ok()?, 0)),
-    }
-}
-
-fn at_or_past(c: &FeedCursor, target: &FeedCursor) -> bool {
-    match (position(c), position(target)) {
-        (Some(c), Some(t)) => c >= t,
-        _ => false,
-    }
-}
+use crate::position::at_or_past;
 
 /// Errors that retrying from the same cursor cannot mend.
 fn is_final(e: &LogError) -> bool {
@@ -174,6 +183,11 @@ fn is_final(e: &LogError) -> bool {
 /// for as long as the stream is polled. Yields [`Followed::CaughtUp`] once
 /// it has reached the feed's head as it stood when the follower started.
 pub fn follow(log: Arc<dyn EventLog>, from: FeedCursor, config: FollowConfig) -> FollowStream {
+    let from = if from.is_now() {
+        from
+    } else {
+        config.scope(log.as_ref(), from)
+    };
     into_stream(FeedFollower {
         log,
         config,
@@ -218,6 +232,7 @@ impl Step for FeedFollower {
             if self.target.is_none() || self.cursor.is_now() {
                 match self.log.feed_head().await {
                     Ok(head) => {
+                        let head = self.config.scope(self.log.as_ref(), head);
                         // Pinned, so a resume after an error cannot skip
                         // what was appended in between.
                         if self.cursor.is_now() {
@@ -252,10 +267,11 @@ impl Step for FeedFollower {
             Some(Err(LogError::FeedTrimmed {
                 cursor,
                 trimmed_up_to,
+                resume,
             })) => {
                 self.feed = None;
-                // The beginning is every entry still retained.
-                self.cursor = FeedCursor::beginning();
+                // The trimmed shard from every entry it still retains.
+                self.cursor = FeedCursor::from(resume);
                 out.push_back(Ok(Followed::Trimmed {
                     cursor: FeedCursor::from(cursor),
                     oldest_retained: trimmed_up_to,
@@ -375,7 +391,10 @@ impl Step for GamesFollower {
             let listed = async {
                 let head = self.log.feed_head().await?;
                 let games = self.log.list_games().await?;
-                Ok::<_, LogError>((head, games))
+                let games = games
+                    .into_iter()
+                    .filter(|g| self.config.follows(self.log.as_ref(), g));
+                Ok::<_, LogError>((head, games.collect::<Vec<_>>()))
             };
             return match listed.await {
                 Ok((head, games)) => {
@@ -437,7 +456,12 @@ impl Step for GamesFollower {
             Ok(trimmed @ Followed::Trimmed { .. }) => {
                 out.push_back(Ok(trimmed));
                 match self.log.list_games().await {
-                    Ok(games) => self.pending_games = games.into(),
+                    Ok(games) => {
+                        self.pending_games = games
+                            .into_iter()
+                            .filter(|g| self.config.follows(self.log.as_ref(), g))
+                            .collect()
+                    }
                     Err(e) => {
                         out.push_back(Err(e));
                         // Read every game up once the store answers.
@@ -482,16 +506,6 @@ impl GamesFollower {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cursors_of_both_backends_are_ordered() {
-        let c = |s: &str| FeedCursor::from(s);
-        assert!(at_or_past(&c("1700-3"), &c("1700-2")));
-        assert!(!at_or_past(&c("1699-9"), &c("1700-0")));
-        assert!(at_or_past(&c("0"), &c("0-0")));
-        assert!(at_or_past(&c("12"), &c("9")));
-        assert!(!at_or_past(&c("$"), &c("0")));
-    }
 
     #[test]
     fn a_live_event_is_skipped_taken_or_opens_a_gap() {

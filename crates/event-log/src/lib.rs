@@ -6,14 +6,17 @@
 //! token*: an append must present the game's current fence, so a writer that
 //! lost its lease (GC pause, partition, …) can never write after a takeover.
 //! Every appended event also goes to a global *feed* that followers (gateway,
-//! scoring) tail with a resumable cursor. Readers do not use the feed
+//! scoring) tail with a resumable cursor (on Redis the feed is split into
+//! shard streams, a game's events all in its shard's, so per game the feed
+//! keeps commit order). Readers do not use the feed
 //! directly but one of the followers ([`follow`], [`follow_games`],
 //! [`Fanout::follow_game`]), which catch up from the games' logs, fill gaps
 //! and resume by themselves after the store fails.
 //!
 //! Two backends implement [`EventLog`] with identical semantics (checked by a
 //! shared conformance suite, see the `testing` feature):
-//! - [`RedisLog`]: the production backend, shared by several referee processes.
+//! - [`RedisLog`]: the production backend, shared by several referee
+//!   processes, on one Redis server or a Redis Cluster.
 //! - [`EmbeddedLog`]: a single-process backend on a local `redb` file.
 //!
 //! ## Fences
@@ -32,7 +35,11 @@ mod embedded;
 mod error;
 mod fanout;
 mod follow;
+mod position;
 mod redis_batch;
+mod redis_conn;
+mod redis_feed;
+mod redis_keys;
 mod redis_log;
 
 #[cfg(feature = "testing")]
@@ -51,6 +58,7 @@ pub use embedded::{EmbeddedConfig, EmbeddedLog};
 pub use error::LogError;
 pub use fanout::{Fanout, FanoutConfig, GameFollowed, GameStream};
 pub use follow::{follow, follow_games, Event, FollowConfig, FollowStream, Followed, Source};
+pub use redis_conn::CLUSTER_SCHEME;
 pub use redis_log::{RedisLog, RedisLogConfig};
 
 /// Longest accepted game id, in bytes.
@@ -89,9 +97,11 @@ pub struct FeedEntry {
 }
 
 /// Position in the global feed. The string form is opaque and specific to
-/// the backend that produced it (a Redis stream id for [`RedisLog`], a
-/// decimal counter for [`EmbeddedLog`]), so persist it with [`as_str`] and
-/// restore it with [`FeedCursor::from`] only against the same backend.
+/// the backend that produced it (one stream id per feed shard for
+/// [`RedisLog`], `k:ms-n,…`; a decimal counter for [`EmbeddedLog`]), so
+/// persist it with [`as_str`] and restore it with [`FeedCursor::from`] only
+/// against the same backend (and, on Redis, the same shard count). A
+/// cursor that names some shards only follows those.
 ///
 /// Two special values work everywhere: [`FeedCursor::beginning`] (`"0"`,
 /// everything still retained) and [`FeedCursor::now`] (`"$"` or `""`: only
@@ -229,13 +239,25 @@ pub trait EventLog: Send + Sync + 'static {
     /// yields exactly the entries appended after this call returned.
     async fn feed_head(&self) -> Result<FeedCursor, LogError>;
 
-    /// Live feed of every event appended to any game, in commit order,
-    /// starting after `from`, each exactly once. Per game, seqs arrive
-    /// strictly increasing without gaps. Each item carries the cursor to
+    /// Live feed of every event appended to any game (of the shards `from`
+    /// names; all for a bare cursor), starting after `from`, each exactly
+    /// once. Per game, seqs arrive strictly increasing without gaps, in
+    /// commit order; across games of different shards the order is not
+    /// defined (one shard is in commit order). Each item carries the cursor to
     /// resume after it. The stream is endless; it ends after yielding its
     /// first error (resume with the last cursor you processed) or when the
     /// log is shut down.
     fn feed(&self, from: FeedCursor) -> FeedStream;
+
+    /// How many shards the feed is split into (1: not split).
+    fn feed_shards(&self) -> u16 {
+        1
+    }
+
+    /// The feed shard `game`'s events go to.
+    fn feed_shard_of(&self, _game: &str) -> u16 {
+        0
+    }
 }
 
 pub(crate) fn validate_game_id(game: &str) -> Result<(), LogError> {

@@ -4,22 +4,38 @@
 //! prefixes. Each caller is answered with its own game's outcome, only after
 //! the server replied for the batch, so nothing is acknowledged before it
 //! is stored (the durability contract is the server's, as before).
+//!
+//! On a cluster a script may touch one slot only, so a batch goes out as one
+//! script call per feed shard (a shard is one slot), all sent at once; each
+//! call is followed by `WAIT 1 <timeout>` on the same node connection when
+//! [`BatchConfig::replica_wait`] is set.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use redis::aio::ConnectionManager;
+use redis::aio::ConnectionLike;
 use redis::{Cmd, ErrorKind, Script, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::redis_conn::Conn;
+use crate::redis_keys::Layout;
 use crate::{Appended, LogError};
 
 /// Most payloads in one script call: bounds how long one call holds the
 /// (single-threaded) server.
 const MAX_BATCH_PAYLOADS: usize = 2048;
 
-/// KEYS: feed, then per game its state and events. ARGV: feed_maxlen, then
+/// How long a shard whose replica did not answer a `WAIT` is written
+/// without waiting (its primary may have lost its replica in a failover).
+/// `WAIT` blocks its connection, which the node's other shards share, so
+/// a probe of a primary left without a replica is rare.
+const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
+
+/// KEYS: per game its shard's feed, its state and events. ARGV: the
+/// shard's feed maxlen, then
 /// per game: game, expected_last_seq, fence, payload count, payloads. Each
 /// game is checked before its first write, so a rejected append writes
 /// nothing, and games are independent: one game's refusal leaves the others
@@ -29,11 +45,11 @@ static APPEND_MANY: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local out = {}
-local a, k, g = 2, 2, 0
+local a, k, g = 2, 1, 0
 while a <= #ARGV do
   g = g + 1
   local n = tonumber(ARGV[a + 3])
-  local st = redis.call('HMGET', KEYS[k], 'last_seq', 'fence')
+  local st = redis.call('HMGET', KEYS[k + 1], 'last_seq', 'fence')
   if not st[1] then out[g] = {'unknown'}
   elseif st[2] ~= ARGV[a + 2] then out[g] = {'fenced', st[2]}
   elseif st[1] ~= ARGV[a + 1] then out[g] = {'conflict', st[1]}
@@ -42,15 +58,15 @@ while a <= #ARGV do
     for i = a + 4, a + 3 + n do
       seq = seq + 1
       local s = string.format('%d', seq)
-      redis.call('XADD', KEYS[k + 1], s .. '-0', 'p', ARGV[i])
-      redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'g', ARGV[a], 's', s, 'p', ARGV[i])
+      redis.call('XADD', KEYS[k + 2], s .. '-0', 'p', ARGV[i])
+      redis.call('XADD', KEYS[k], 'MAXLEN', '~', ARGV[1], '*', 'g', ARGV[a], 's', s, 'p', ARGV[i])
     end
     local last = string.format('%d', seq)
-    redis.call('HSET', KEYS[k], 'last_seq', last)
+    redis.call('HSET', KEYS[k + 1], 'last_seq', last)
     out[g] = {'ok', last}
   end
   a = a + 4 + n
-  k = k + 2
+  k = k + 3
 end
 return out
 "#,
@@ -66,83 +82,147 @@ pub(crate) struct AppendRequest {
     pub reply: oneshot::Sender<Result<Appended, LogError>>,
 }
 
-/// Key names of the batch task, formatted once.
-pub(crate) struct BatchKeys {
-    /// `{prefix}:feed`
-    pub feed: String,
-    /// `{prefix}:game:`
-    pub game_prefix: String,
-    pub feed_maxlen: String,
+/// How the batch task writes.
+pub(crate) struct BatchConfig {
+    pub layout: Arc<Layout>,
+    /// One script call per shard (a cluster), or one for the whole batch.
+    pub grouped: bool,
+    /// `WAIT 1 <this>` after each call.
+    pub replica_wait: Option<Duration>,
+    /// `MAXLEN ~` of each shard's feed.
+    pub shard_maxlen: String,
 }
 
 /// Runs until every sender is gone: takes whatever appends are waiting,
-/// sends them as one script call, answers each.
+/// sends them as one script call per group, answers each.
 pub(crate) async fn run(
-    mut conn: ConnectionManager,
-    keys: BatchKeys,
+    conn: Conn,
+    cfg: BatchConfig,
     mut rx: mpsc::UnboundedReceiver<AppendRequest>,
 ) {
-    let mut batch: Vec<AppendRequest> = Vec::new();
-    let mut cmd = Cmd::new();
-    let mut key = String::new();
-    let mut num = String::new();
+    let mut groups: BTreeMap<u16, Vec<AppendRequest>> = BTreeMap::new();
+    // Shards whose primary had no replica answer in time: until when their
+    // appends skip the wait (it would only add its timeout to each).
+    let mut unreplicated: BTreeMap<u16, Instant> = BTreeMap::new();
     while let Some(first) = rx.recv().await {
         let mut payloads = first.payloads.len();
-        batch.push(first);
+        let group = |r: &AppendRequest| {
+            if cfg.grouped {
+                cfg.layout.shard_of(&r.game)
+            } else {
+                0
+            }
+        };
+        groups.entry(group(&first)).or_default().push(first);
         while payloads < MAX_BATCH_PAYLOADS {
             match rx.try_recv() {
                 Ok(r) => {
                     payloads += r.payloads.len();
-                    batch.push(r);
+                    groups.entry(group(&r)).or_default().push(r);
                 }
                 Err(_) => break,
             }
         }
-        cmd.clear();
-        cmd.arg("EVALSHA")
-            .arg(APPEND_MANY.get_hash())
-            .arg(1 + 2 * batch.len())
-            .arg(keys.feed.as_bytes());
-        for r in &batch {
-            for suffix in [":state", ":events"] {
-                key.clear();
-                key.push_str(&keys.game_prefix);
-                key.push_str(&r.game);
-                key.push_str(suffix);
-                cmd.arg(key.as_bytes());
+        let now = Instant::now();
+        let calls = groups.iter_mut().map(|(shard, batch)| {
+            let cmd = script_call(&cfg, batch);
+            let mut conn = conn.clone();
+            let wait = cfg
+                .replica_wait
+                .filter(|_| unreplicated.get(shard).is_none_or(|until| *until <= now));
+            async move {
+                let (replies, replicated) = send(&mut conn, &cmd, wait).await;
+                answer(batch, replies);
+                (*shard, replicated)
+            }
+        });
+        for (shard, replicated) in futures::future::join_all(calls).await {
+            if replicated == Some(true) {
+                unreplicated.remove(&shard);
+            } else if replicated == Some(false) {
+                tracing::warn!(
+                    shard,
+                    "appends acknowledged by no replica in time: durable on the primary only; \
+                     not waiting on this shard for {UNREPLICATED_PAUSE:?}"
+                );
+                unreplicated.insert(shard, now + UNREPLICATED_PAUSE);
             }
         }
-        cmd.arg(keys.feed_maxlen.as_bytes());
-        for r in &batch {
-            cmd.arg(r.game.as_bytes());
-            for n in [r.expected_last_seq, r.fence, r.payloads.len() as u64] {
-                // Decimal strings: the script compares them as text (Lua
-                // numbers are doubles).
-                num.clear();
-                let _ = write!(num, "{n}");
-                cmd.arg(num.as_bytes());
-            }
-            for p in &r.payloads {
-                cmd.arg(p.as_ref());
-            }
-        }
-        let replies = send(&mut conn, &cmd).await;
-        answer(&mut batch, replies);
+        groups.clear();
     }
 }
 
-async fn send(conn: &mut ConnectionManager, cmd: &Cmd) -> Result<Value, LogError> {
-    // A server error (e.g. a script error) arrives as a value: made an error.
-    let once = |v: redis::RedisResult<Value>| v.and_then(Value::extract_error);
-    match once(conn.send_packed_command(cmd).await) {
-        // The server does not know the script yet (first call, restart,
-        // SCRIPT FLUSH): nothing ran; load it and send again.
-        Err(e) if e.kind() == ErrorKind::NoScriptError => {
-            APPEND_MANY.load_async(conn).await?;
-            Ok(once(conn.send_packed_command(cmd).await)?)
-        }
-        other => Ok(other?),
+/// The `EVALSHA` of [`APPEND_MANY`] for `batch`.
+fn script_call(cfg: &BatchConfig, batch: &[AppendRequest]) -> Cmd {
+    let mut cmd = Cmd::new();
+    let mut num = String::new();
+    cmd.arg("EVALSHA")
+        .arg(APPEND_MANY.get_hash())
+        .arg(3 * batch.len());
+    for r in batch {
+        cmd.arg(cfg.layout.feed_key(cfg.layout.shard_of(&r.game)))
+            .arg(cfg.layout.game_key(&r.game, "state"))
+            .arg(cfg.layout.game_key(&r.game, "events"));
     }
+    cmd.arg(cfg.shard_maxlen.as_bytes());
+    for r in batch {
+        cmd.arg(r.game.as_bytes());
+        for n in [r.expected_last_seq, r.fence, r.payloads.len() as u64] {
+            // Decimal strings: the script compares them as text (Lua
+            // numbers are doubles).
+            num.clear();
+            let _ = write!(num, "{n}");
+            cmd.arg(num.as_bytes());
+        }
+        for p in &r.payloads {
+            cmd.arg(p.as_ref());
+        }
+    }
+    cmd
+}
+
+/// The script's reply, and whether a replica had it in time (`None`: not
+/// asked, or the call failed).
+async fn send(
+    conn: &mut Conn,
+    cmd: &Cmd,
+    wait: Option<Duration>,
+) -> (Result<Value, LogError>, Option<bool>) {
+    let reply = match call(conn, cmd, wait).await {
+        // The server does not know the script yet (first call, restart,
+        // failover, SCRIPT FLUSH): nothing ran; load it and send again.
+        Err(e) if e.kind() == ErrorKind::NoScriptError => {
+            match APPEND_MANY.load_async(conn).await {
+                Ok(_) => call(conn, cmd, wait).await,
+                Err(e) => Err(e),
+            }
+        }
+        other => other,
+    };
+    match reply {
+        Ok((v, replicated)) => (Ok(v), replicated),
+        Err(e) => (Err(e.into()), None),
+    }
+}
+
+/// One script call, and the replica wait after it on the same connection
+/// (a pipeline goes to one node: the script's).
+async fn call(
+    conn: &mut Conn,
+    cmd: &Cmd,
+    wait: Option<Duration>,
+) -> redis::RedisResult<(Value, Option<bool>)> {
+    let Some(wait) = wait else {
+        let reply = conn.req_packed_command(cmd).await?;
+        return Ok((reply.extract_error()?, None));
+    };
+    let mut pipe = redis::pipe();
+    pipe.add_command(cmd.clone())
+        .cmd("WAIT")
+        .arg(1)
+        .arg(wait.as_millis().max(1) as u64);
+    let (reply, replicas): (Value, i64) = pipe.query_async(conn).await?;
+    Ok((reply, Some(replicas >= 1)))
 }
 
 /// Hands each caller its game's reply (or the batch's error: its outcome is

@@ -1,33 +1,43 @@
 //! Redis backend: every check-and-write is one Lua script, so it is atomic
 //! with respect to every other client of the same server.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
-use redis::streams::{StreamId, StreamRangeReply, StreamReadReply};
-use redis::{AsyncCommands, AsyncConnectionConfig, Script};
+use redis::streams::{StreamId, StreamRangeReply};
+use redis::{AsyncCommands, Script};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::redis_batch::{self, AppendRequest, BatchKeys};
+use crate::redis_batch::{self, AppendRequest, BatchConfig};
+use crate::redis_conn::{Conn, Target};
+use crate::redis_feed;
+use crate::redis_keys::Layout;
 
 use crate::{
-    ttl_millis, validate_game_id, validate_owner, Appended, EventLog, FeedCursor, FeedEntry,
-    FeedStream, Lease, LogError, StoredEvent,
+    ttl_millis, validate_game_id, validate_owner, Appended, EventLog, FeedCursor, FeedStream,
+    Lease, LogError, StoredEvent,
 };
 
 /// Settings for [`RedisLog`].
 #[derive(Debug, Clone)]
 pub struct RedisLogConfig {
-    /// Prepended to every key (`{prefix}:games`, …). Tests use a unique one each.
+    /// Inside every key's hash tag (`{prefix:k.salt}:games`, …; see the
+    /// crate README). Tests use a unique one each.
     pub prefix: String,
-    /// Approximate cap of the global feed stream (`XADD MAXLEN ~`). A
-    /// follower more than this many events behind loses entries; see
+    /// Approximate cap of the whole feed (`XADD MAXLEN ~`, each shard kept
+    /// at its share). A follower that far behind loses entries; see
     /// [`LogError::FeedTrimmed`].
     pub feed_maxlen: u64,
+    /// Shard streams the feed is split into (a game's shard is a stable
+    /// hash of its id). Every client of one log must use the same number.
+    pub feed_shards: u16,
+    /// On a cluster, each batch of appends is acknowledged only after
+    /// `WAIT 1 <this>` (one replica has it), so a failover loses no acked
+    /// event while the primary has a replica; `None` skips the wait. A
+    /// single server ignores it.
+    pub cluster_replica_wait: Option<Duration>,
     /// Per-command timeout on the shared connection; `None` waits forever.
     pub response_timeout: Option<Duration>,
     /// How long one `XREAD BLOCK` of a feed waits before re-issuing.
@@ -41,6 +51,8 @@ impl Default for RedisLogConfig {
         RedisLogConfig {
             prefix: "mafia".to_owned(),
             feed_maxlen: 1_000_000,
+            feed_shards: 16,
+            cluster_replica_wait: Some(Duration::from_millis(500)),
             response_timeout: Some(Duration::from_secs(5)),
             feed_block: Duration::from_secs(5),
             feed_batch: 512,
@@ -57,18 +69,20 @@ impl RedisLogConfig {
     }
 }
 
-/// [`EventLog`] on Redis (≥ 7.0; not Redis Cluster, since one script touches
-/// a game's keys and the global feed). Cheap to clone. See the crate README
-/// for the key layout.
+/// [`EventLog`] on Redis (≥ 7.0), one server or a Redis Cluster. Cheap to
+/// clone. See `redis_keys.rs` (and the crate README) for the key layout: every script
+/// touches one slot.
 ///
 /// Leases expire by server time (`PX`), so referee clocks do not matter.
 /// Durability of an acknowledged append is whatever the server's persistence
-/// gives (use `appendonly yes`, `appendfsync everysec` or `always`).
+/// gives (use `appendonly yes`, `appendfsync everysec` or `always`); on a
+/// cluster, also what [`RedisLogConfig::cluster_replica_wait`] gives.
 #[derive(Clone)]
 pub struct RedisLog {
-    client: redis::Client,
-    conn: ConnectionManager,
+    target: Target,
+    conn: Conn,
     cfg: Arc<RedisLogConfig>,
+    layout: Arc<Layout>,
     /// To the group-commit task ([`crate::redis_batch`]) that sends every
     /// append; it ends when the last clone is dropped.
     appends: mpsc::UnboundedSender<AppendRequest>,
@@ -77,7 +91,7 @@ pub struct RedisLog {
 impl std::fmt::Debug for RedisLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisLog")
-            .field("server", &self.client.get_connection_info().addr)
+            .field("server", &self.target)
             .field("prefix", &self.cfg.prefix)
             .finish_non_exhaustive()
     }
@@ -85,24 +99,9 @@ impl std::fmt::Debug for RedisLog {
 
 // -- keys --------------------------------------------------------------------
 
-impl RedisLogConfig {
-    fn games_key(&self) -> String {
-        format!("{}:games", self.prefix)
-    }
-    fn feed_key(&self) -> String {
-        format!("{}:feed", self.prefix)
-    }
-    fn header_key(&self, game: &str) -> String {
-        format!("{}:game:{game}:header", self.prefix)
-    }
-    fn state_key(&self, game: &str) -> String {
-        format!("{}:game:{game}:state", self.prefix)
-    }
-    fn events_key(&self, game: &str) -> String {
-        format!("{}:game:{game}:events", self.prefix)
-    }
-    fn lease_key(&self, game: &str) -> String {
-        format!("{}:game:{game}:lease", self.prefix)
+impl RedisLog {
+    fn key(&self, game: &str, what: &str) -> String {
+        self.layout.game_key(game, what)
     }
 }
 
@@ -111,7 +110,7 @@ impl RedisLogConfig {
 // Numbers cross the Lua boundary as decimal strings and are compared as
 // strings: Lua 5.1 numbers are doubles and would lose precision past 2^53.
 
-/// KEYS: header, state, games. ARGV: game, header.
+/// KEYS: header, state, the shard's games. ARGV: game, header.
 /// Returns 1 created, 0 same header already there, -1 different header.
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
@@ -187,49 +186,6 @@ return {'ok'}
     )
 });
 
-/// KEYS: feed. ARGV: cursor, count. The feed entries after `cursor`, or
-/// `{'trimmed', first}` when entries after it may have been trimmed away
-/// (MAXLEN ~ drops the oldest; XREAD alone would skip them in silence).
-/// Cursor "0-0" is "every retained entry" and is never trimmed. Ids are
-/// compared as (length, text) pairs of their decimal halves.
-static FEED_READ: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r#"
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'ok', {}} end
-local function half(id, i)
-  local sep = string.find(id, '-', 1, true)
-  if i == 1 then return string.sub(id, 1, sep - 1) end
-  return string.sub(id, sep + 1)
-end
-local function lt(a, b)
-  if #a ~= #b then return #a < #b end
-  return a < b
-end
-local function id_lt(a, b)
-  local am, bm = half(a, 1), half(b, 1)
-  if am ~= bm then return lt(am, bm) end
-  return lt(half(a, 2), half(b, 2))
-end
-if ARGV[1] ~= '0-0' then
-  local info = redis.call('XINFO', 'STREAM', KEYS[1])
-  local added, len, first
-  for i = 1, #info, 2 do
-    local k = info[i]
-    if k == 'entries-added' then added = info[i + 1]
-    elseif k == 'length' then len = info[i + 1]
-    elseif k == 'first-entry' then first = info[i + 1] end
-  end
-  -- Conservative: a cursor equal to the newest trimmed id also lands here,
-  -- although nothing after it was lost.
-  if added and len and added > len and first and first[1] and id_lt(ARGV[1], first[1]) then
-    return {'trimmed', first[1]}
-  end
-end
-return {'ok', redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])}
-"#,
-    )
-});
-
 fn parse_u64(s: &str, what: &str) -> Result<u64, LogError> {
     s.parse()
         .map_err(|_| LogError::Corrupt(format!("{what} is not a u64: {s:?}")))
@@ -239,49 +195,55 @@ fn unexpected(script: &str, reply: &[String]) -> LogError {
     LogError::Corrupt(format!("unexpected {script} script reply {reply:?}"))
 }
 
-/// Stream id "ms-seq" as a comparable pair.
-fn parse_stream_id(id: &str) -> Option<(u64, u64)> {
-    match id.split_once('-') {
-        Some((ms, seq)) => Some((ms.parse().ok()?, seq.parse().ok()?)),
-        None => Some((id.parse().ok()?, 0)),
-    }
-}
-
 impl RedisLog {
     /// Connects to `url` (e.g. `redis://127.0.0.1:6379/0`) with default settings.
     pub async fn connect(url: &str) -> Result<Self, LogError> {
         Self::connect_with(url, RedisLogConfig::default()).await
     }
 
+    /// `url` is `redis://…` for one server or
+    /// `redis+cluster://host1:port1,host2:port2,…` for a cluster.
     pub async fn connect_with(url: &str, cfg: RedisLogConfig) -> Result<Self, LogError> {
-        if cfg.prefix.is_empty() {
-            return Err(LogError::InvalidArgument(
-                "redis key prefix must not be empty".into(),
-            ));
-        }
         if cfg.feed_maxlen == 0 || cfg.feed_batch == 0 {
             return Err(LogError::InvalidArgument(
                 "feed_maxlen and feed_batch must be at least 1".into(),
             ));
         }
-        let client = redis::Client::open(url)?;
-        let mut mcfg = ConnectionManagerConfig::new();
-        if let Some(t) = cfg.response_timeout {
-            mcfg = mcfg.set_response_timeout(t).set_connection_timeout(t);
-        }
-        let conn = ConnectionManager::new_with_config(client.clone(), mcfg).await?;
-        tracing::info!(prefix = %cfg.prefix, "connected redis event log");
-        let (appends, rx) = mpsc::unbounded_channel();
-        let keys = BatchKeys {
-            feed: cfg.feed_key(),
-            game_prefix: format!("{}:game:", cfg.prefix),
-            feed_maxlen: cfg.feed_maxlen.to_string(),
+        let layout = Arc::new(Layout::new(&cfg.prefix, cfg.feed_shards)?);
+        let target = Target::open(url, cfg.response_timeout)?;
+        let conn = target.connect(cfg.response_timeout).await?;
+        tracing::info!(prefix = %cfg.prefix, target = ?target, shards = cfg.feed_shards, "connected redis event log");
+        let replica_wait = match cfg.cluster_replica_wait {
+            Some(wait) if target.is_cluster() => {
+                // A cluster made without replicas would only add the
+                // timeout to every append.
+                let nodes: String = redis::cmd("CLUSTER")
+                    .arg("NODES")
+                    .query_async(&mut conn.clone())
+                    .await?;
+                let replicas = nodes.lines().filter(|l| l.contains("slave")).count();
+                if replicas == 0 {
+                    tracing::warn!("the cluster has no replicas: appends do not WAIT for one");
+                }
+                (replicas > 0).then_some(wait)
+            }
+            _ => None,
         };
-        tokio::spawn(redis_batch::run(conn.clone(), keys, rx));
+        let (appends, rx) = mpsc::unbounded_channel();
+        let batch = BatchConfig {
+            layout: layout.clone(),
+            grouped: target.is_cluster(),
+            replica_wait,
+            shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards))
+                .max(1)
+                .to_string(),
+        };
+        tokio::spawn(redis_batch::run(conn.clone(), batch, rx));
         Ok(RedisLog {
-            client,
+            target,
             conn,
             cfg: Arc::new(cfg),
+            layout,
             appends,
         })
     }
@@ -302,9 +264,9 @@ impl EventLog for RedisLog {
         validate_game_id(game)?;
         let mut conn = self.conn.clone();
         let created: i64 = CREATE
-            .key(self.cfg.header_key(game))
-            .key(self.cfg.state_key(game))
-            .key(self.cfg.games_key())
+            .key(self.key(game, "header"))
+            .key(self.key(game, "state"))
+            .key(self.layout.games_key(self.layout.shard_of(game)))
             .arg(game)
             .arg(header)
             .invoke_async(&mut conn)
@@ -324,13 +286,21 @@ impl EventLog for RedisLog {
     async fn header(&self, game: &str) -> Result<Option<Bytes>, LogError> {
         validate_game_id(game)?;
         let mut conn = self.conn.clone();
-        let header: Option<Vec<u8>> = conn.get(self.cfg.header_key(game)).await?;
+        let header: Option<Vec<u8>> = conn.get(self.key(game, "header")).await?;
         Ok(header.map(Bytes::from))
     }
 
     async fn list_games(&self) -> Result<Vec<String>, LogError> {
-        let mut conn = self.conn.clone();
-        let mut games: Vec<String> = conn.smembers(self.cfg.games_key()).await?;
+        let shards = (0..self.layout.shards()).map(|k| {
+            let mut conn = self.conn.clone();
+            let key = self.layout.games_key(k);
+            async move { conn.smembers::<_, Vec<String>>(key).await }
+        });
+        let mut games: Vec<String> = futures::future::try_join_all(shards)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
         games.sort();
         Ok(games)
     }
@@ -364,7 +334,7 @@ impl EventLog for RedisLog {
     async fn last_seq(&self, game: &str) -> Result<u64, LogError> {
         validate_game_id(game)?;
         let mut conn = self.conn.clone();
-        let last: Option<String> = conn.hget(self.cfg.state_key(game), "last_seq").await?;
+        let last: Option<String> = conn.hget(self.key(game, "state"), "last_seq").await?;
         match last {
             Some(l) => parse_u64(&l, "last_seq"),
             None => Err(LogError::UnknownGame(game.to_owned())),
@@ -382,9 +352,9 @@ impl EventLog for RedisLog {
         // Redis parses COUNT as a signed 64-bit integer.
         let count = max.min(i64::MAX as usize);
         let (exists, range): (bool, StreamRangeReply) = redis::pipe()
-            .exists(self.cfg.state_key(game))
+            .exists(self.key(game, "state"))
             .cmd("XRANGE")
-            .arg(self.cfg.events_key(game))
+            .arg(self.key(game, "events"))
             .arg(format!("{}-0", from_seq.max(1)))
             .arg("+")
             .arg("COUNT")
@@ -401,7 +371,7 @@ impl EventLog for RedisLog {
             .ids
             .iter()
             .map(|e| {
-                let seq = parse_stream_id(&e.id)
+                let seq = crate::position::parse_pos(&e.id)
                     .map(|(ms, _)| ms)
                     .ok_or_else(|| LogError::Corrupt(format!("bad event id {:?}", e.id)))?;
                 Ok(StoredEvent {
@@ -422,8 +392,8 @@ impl EventLog for RedisLog {
         validate_owner(owner)?;
         let ttl_ms = ttl_millis(ttl)?;
         let mut inv = ACQUIRE.prepare_invoke();
-        inv.key(self.cfg.state_key(game))
-            .key(self.cfg.lease_key(game))
+        inv.key(self.key(game, "state"))
+            .key(self.key(game, "lease"))
             .arg(owner)
             .arg(ttl_ms.to_string());
         let reply = self.run(inv).await?;
@@ -457,8 +427,8 @@ impl EventLog for RedisLog {
         validate_owner(owner)?;
         let ttl_ms = ttl_millis(ttl)?;
         let mut inv = RENEW.prepare_invoke();
-        inv.key(self.cfg.state_key(game))
-            .key(self.cfg.lease_key(game))
+        inv.key(self.key(game, "state"))
+            .key(self.key(game, "lease"))
             .arg(owner)
             .arg(fence.to_string())
             .arg(ttl_ms.to_string());
@@ -480,8 +450,8 @@ impl EventLog for RedisLog {
     async fn release_lease(&self, game: &str, owner: &str, fence: u64) -> Result<(), LogError> {
         validate_game_id(game)?;
         let mut inv = RELEASE.prepare_invoke();
-        inv.key(self.cfg.state_key(game))
-            .key(self.cfg.lease_key(game))
+        inv.key(self.key(game, "state"))
+            .key(self.key(game, "lease"))
             .arg(owner)
             .arg(fence.to_string());
         let reply = self.run(inv).await?;
@@ -497,166 +467,31 @@ impl EventLog for RedisLog {
     }
 
     async fn feed_head(&self) -> Result<FeedCursor, LogError> {
-        let mut conn = self.conn.clone();
-        head_id(&mut conn, &self.cfg.feed_key())
-            .await
-            .map(FeedCursor::from)
+        let all: Vec<u16> = (0..self.layout.shards()).collect();
+        redis_feed::heads(&self.conn, &self.layout, &all).await
     }
 
     fn feed(&self, from: FeedCursor) -> FeedStream {
-        let state = RedisFeed {
-            client: self.client.clone(),
-            cfg: Arc::clone(&self.cfg),
-            conn: None,
-            from: Some(from),
-            cursor: String::new(),
-            buf: VecDeque::new(),
-            done: false,
-        };
-        Box::pin(futures::stream::unfold(state, RedisFeed::next))
+        redis_feed::open(
+            self.target.clone(),
+            self.conn.clone(),
+            self.layout.clone(),
+            self.cfg.clone(),
+            from,
+        )
+    }
+
+    fn feed_shards(&self) -> u16 {
+        self.layout.shards()
+    }
+
+    fn feed_shard_of(&self, game: &str) -> u16 {
+        self.layout.shard_of(game)
     }
 }
 
-fn field_bytes(e: &StreamId, field: &str) -> Result<Bytes, LogError> {
+pub(crate) fn field_bytes(e: &StreamId, field: &str) -> Result<Bytes, LogError> {
     e.get::<Vec<u8>>(field)
         .map(Bytes::from)
         .ok_or_else(|| LogError::Corrupt(format!("stream entry {} lacks field {field}", e.id)))
-}
-
-/// Id of the newest feed entry, "0-0" for an empty feed.
-async fn head_id<C: redis::aio::ConnectionLike + Send>(
-    conn: &mut C,
-    feed_key: &str,
-) -> Result<String, LogError> {
-    let last: StreamRangeReply = redis::cmd("XREVRANGE")
-        .arg(feed_key)
-        .arg("+")
-        .arg("-")
-        .arg("COUNT")
-        .arg(1)
-        .query_async(conn)
-        .await?;
-    Ok(last
-        .ids
-        .into_iter()
-        .next()
-        .map(|e| e.id)
-        .unwrap_or_else(|| "0-0".to_owned()))
-}
-
-struct RedisFeed {
-    client: redis::Client,
-    cfg: Arc<RedisLogConfig>,
-    /// Own connection: a blocking XREAD would stall every other command
-    /// multiplexed on the shared one.
-    conn: Option<MultiplexedConnection>,
-    /// The requested start, until resolved into `cursor` on first poll.
-    from: Option<FeedCursor>,
-    cursor: String,
-    buf: VecDeque<(String, FeedEntry)>,
-    done: bool,
-}
-
-type FeedItem = Result<(FeedCursor, FeedEntry), LogError>;
-
-impl RedisFeed {
-    async fn next(mut self) -> Option<(FeedItem, Self)> {
-        if self.done {
-            return None;
-        }
-        match self.fill().await {
-            Ok(()) => {
-                let (id, entry) = self.buf.pop_front()?;
-                self.cursor.clone_from(&id);
-                Some((Ok((FeedCursor::from(id), entry)), self))
-            }
-            Err(e) => {
-                self.done = true;
-                Some((Err(e), self))
-            }
-        }
-    }
-
-    /// Makes `buf` non-empty, blocking on the server as long as needed.
-    /// Each batch is read by a script that first checks nothing after the
-    /// cursor was trimmed; the blocking XREAD only waits for the next entry.
-    async fn fill(&mut self) -> Result<(), LogError> {
-        let feed_key = self.cfg.feed_key();
-        if self.conn.is_none() {
-            let conn = self
-                .client
-                .get_multiplexed_async_connection_with_config(&AsyncConnectionConfig::new())
-                .await?;
-            self.conn = Some(conn);
-        }
-        let Some(conn) = self.conn.as_mut() else {
-            unreachable!("connection was just set");
-        };
-        if let Some(from) = self.from.take() {
-            self.cursor = resolve_start(conn, &feed_key, &from).await?;
-        }
-        while self.buf.is_empty() {
-            let (status, body): (String, redis::Value) = FEED_READ
-                .key(&feed_key)
-                .arg(&self.cursor)
-                .arg(self.cfg.feed_batch)
-                .invoke_async(conn)
-                .await?;
-            match status.as_str() {
-                "ok" => {}
-                "trimmed" => {
-                    return Err(LogError::FeedTrimmed {
-                        cursor: self.cursor.clone(),
-                        trimmed_up_to: redis::from_redis_value(&body)?,
-                    })
-                }
-                _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
-            }
-            let range: StreamRangeReply = redis::from_redis_value(&body)?;
-            for e in range.ids {
-                let game: String = e
-                    .get("g")
-                    .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks g", e.id)))?;
-                let seq: u64 = e
-                    .get("s")
-                    .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
-                let payload = field_bytes(&e, "p")?;
-                self.buf.push_back((e.id, FeedEntry { game, seq, payload }));
-            }
-            if !self.buf.is_empty() {
-                break;
-            }
-            let _: Option<StreamReadReply> = redis::cmd("XREAD")
-                .arg("COUNT")
-                .arg(1)
-                .arg("BLOCK")
-                .arg(self.cfg.feed_block.as_millis().max(1) as u64)
-                .arg("STREAMS")
-                .arg(&feed_key)
-                .arg(&self.cursor)
-                .query_async(conn)
-                .await?;
-        }
-        Ok(())
-    }
-}
-
-/// Turns the caller's cursor into a concrete stream id; whether entries
-/// after it were trimmed is checked by every read ([`FEED_READ`]).
-async fn resolve_start(
-    conn: &mut MultiplexedConnection,
-    feed_key: &str,
-    from: &FeedCursor,
-) -> Result<String, LogError> {
-    // "$" cannot be used across repeated XREADs (entries added between two
-    // calls would be skipped), so pin it to the current newest id.
-    if from.is_now() {
-        return head_id(conn, feed_key).await;
-    }
-    let Some(pos) = parse_stream_id(from.as_str()) else {
-        return Err(LogError::InvalidArgument(format!(
-            "not a redis feed cursor: {from}"
-        )));
-    };
-    Ok(format!("{}-{}", pos.0, pos.1))
 }

@@ -11,6 +11,10 @@
 //! # }
 //! ```
 
+#[path = "testing_cluster.rs"]
+mod cluster;
+pub use cluster::{RedisCluster, NODE_TIMEOUT};
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -244,7 +248,8 @@ impl Drop for ScopedPrefix {
 fn delete_keys(url: &str, prefix: &str) -> redis::RedisResult<()> {
     let client = redis::Client::open(url)?;
     let mut conn = client.get_connection_with_timeout(Duration::from_secs(2))?;
-    let pattern = format!("{}:*", glob_escape(prefix));
+    // Every key starts with its shard's hash tag, `{<prefix>:`.
+    let pattern = format!("{{{}:*", glob_escape(prefix));
     let keys: Vec<Vec<u8>> = redis::cmd("SCAN")
         .cursor_arg(0)
         .arg("MATCH")

@@ -58,24 +58,47 @@ async fn keys_follow_the_documented_layout() {
 
     let client = redis::Client::open(server.url()).unwrap();
     let mut c = client.get_multiplexed_async_connection().await.unwrap();
-    let header: Vec<u8> = c.get(format!("{prefix}:game:g:header")).await.unwrap();
+    // Every key of the game, and its feed shard, under one hash tag.
+    let keys: Vec<String> = c.keys(format!("{{{prefix}:*")).await.unwrap();
+    let tag = keys
+        .iter()
+        .find(|k| k.ends_with(":game:g:header"))
+        .and_then(|k| k.split_once('}'))
+        .map(|(t, _)| format!("{t}}}"))
+        .expect("the header key");
+    let mut mine: Vec<&str> = keys
+        .iter()
+        .filter_map(|k| k.strip_prefix(tag.as_str()))
+        .collect();
+    mine.sort();
+    assert_eq!(
+        mine,
+        vec![
+            ":feed",
+            ":game:g:events",
+            ":game:g:header",
+            ":game:g:lease",
+            ":game:g:state",
+            ":games"
+        ],
+        "{keys:?}"
+    );
+    let header: Vec<u8> = c.get(format!("{tag}:game:g:header")).await.unwrap();
     assert_eq!(header, b"setup");
-    let games: Vec<String> = c.smembers(format!("{prefix}:games")).await.unwrap();
+    let games: Vec<String> = c.smembers(format!("{tag}:games")).await.unwrap();
     assert_eq!(games, vec!["g".to_owned()]);
     let state: (String, String) = c
-        .hget(format!("{prefix}:game:g:state"), &["last_seq", "fence"])
+        .hget(format!("{tag}:game:g:state"), &["last_seq", "fence"])
         .await
         .unwrap();
     assert_eq!(state, ("2".to_owned(), "1".to_owned()));
-    let lease_val: String = c.get(format!("{prefix}:game:g:lease")).await.unwrap();
+    let lease_val: String = c.get(format!("{tag}:game:g:lease")).await.unwrap();
     assert_eq!(lease_val, "1:ref-1");
-    let ids: redis::streams::StreamRangeReply = c
-        .xrange_all(format!("{prefix}:game:g:events"))
-        .await
-        .unwrap();
+    let ids: redis::streams::StreamRangeReply =
+        c.xrange_all(format!("{tag}:game:g:events")).await.unwrap();
     let ids: Vec<&str> = ids.ids.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, vec!["1-0", "2-0"]);
-    let feed_len: u64 = c.xlen(format!("{prefix}:feed")).await.unwrap();
+    let feed_len: u64 = c.xlen(format!("{tag}:feed")).await.unwrap();
     assert_eq!(feed_len, 2);
 }
 

@@ -16,9 +16,13 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
-    /// Follow this Redis event log (shared with the referee processes).
+    /// Follow this Redis event log (shared with the referee processes):
+    /// redis://host:port/db, or a Redis Cluster as redis+cluster://host1:port1,host2:port2,… (any of its nodes).
     #[arg(long, env = "REDIS_URL")]
     redis_url: Option<String>,
+    /// Shards of the event log's feed on Redis (the same for every service of one log).
+    #[arg(long, env = "MAFIA_FEED_SHARDS", default_value_t = 16)]
+    feed_shards: u16,
     /// Key prefix of the Redis event log.
     #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
     redis_prefix: String,
@@ -84,7 +88,10 @@ async fn main() -> anyhow::Result<()> {
         Some(url) => Arc::new(
             RedisLog::connect_with(
                 url,
-                mafia_event_log::RedisLogConfig::with_prefix(args.redis_prefix.clone()),
+                mafia_event_log::RedisLogConfig {
+                    feed_shards: args.feed_shards,
+                    ..mafia_event_log::RedisLogConfig::with_prefix(args.redis_prefix.clone())
+                },
             )
             .await
             .context("connecting to Redis")?,

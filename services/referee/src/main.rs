@@ -37,9 +37,12 @@ struct Args {
     /// Database file of the embedded store.
     #[arg(long, env = "MAFIA_REFEREE_DB", default_value = "mafia-referee.redb")]
     db: String,
-    /// Redis URL of the redis store.
+    /// Redis URL of the redis store: redis://host:port/db, or a Redis Cluster as redis+cluster://host1:port1,host2:port2,… (any of its nodes).
     #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379/")]
     redis_url: String,
+    /// Shards of the event log's feed on Redis (the same for every service of one log).
+    #[arg(long, env = "MAFIA_FEED_SHARDS", default_value_t = 16)]
+    feed_shards: u16,
     /// Prefix of every Redis key (the same for every service).
     #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
     redis_prefix: String,
@@ -121,7 +124,10 @@ async fn main() -> anyhow::Result<()> {
         Store::Redis => Arc::new(
             RedisLog::connect_with(
                 &args.redis_url,
-                RedisLogConfig::with_prefix(&args.redis_prefix),
+                RedisLogConfig {
+                    feed_shards: args.feed_shards,
+                    ..RedisLogConfig::with_prefix(&args.redis_prefix)
+                },
             )
             .await
             .with_context(|| format!("connecting to {}", args.redis_url))?,

@@ -25,9 +25,13 @@ struct Args {
         default_value = "mafia-scoring-data"
     )]
     data_dir: std::path::PathBuf,
-    /// Redis URL: store in Redis (shared with the referee) instead.
+    /// Redis URL: store in Redis (shared with the referee) instead:
+    /// redis://host:port/db, or a Redis Cluster as redis+cluster://host1:port1,host2:port2,… (any of its nodes).
     #[arg(long, env = "REDIS_URL")]
     redis_url: Option<String>,
+    /// Shards of the event log's feed on Redis (the same for every service of one log).
+    #[arg(long, env = "MAFIA_FEED_SHARDS", default_value_t = 16)]
+    feed_shards: u16,
     /// Prefix of every Redis key (the same for every service).
     #[arg(long, env = "MAFIA_LOG_PREFIX", default_value = "mafia")]
     redis_prefix: String,
@@ -66,9 +70,15 @@ async fn main() -> anyhow::Result<()> {
     }
     let log: Arc<dyn EventLog> = match &args.redis_url {
         Some(url) => Arc::new(
-            RedisLog::connect_with(url, RedisLogConfig::with_prefix(&args.redis_prefix))
-                .await
-                .with_context(|| format!("connecting to {url}"))?,
+            RedisLog::connect_with(
+                url,
+                RedisLogConfig {
+                    feed_shards: args.feed_shards,
+                    ..RedisLogConfig::with_prefix(&args.redis_prefix)
+                },
+            )
+            .await
+            .with_context(|| format!("connecting to {url}"))?,
         ),
         None => {
             std::fs::create_dir_all(&args.data_dir)

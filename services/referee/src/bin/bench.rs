@@ -1,10 +1,13 @@
 //! `mafia-referee-bench` (`make bench-referee`): closed-loop load on a real
 //! referee process over loopback, with Redis (append-only file on) and with
-//! the embedded store. Prints one `name: value unit` line per figure.
+//! the embedded store, or with a local Redis Cluster (`--backends cluster`,
+//! `make bench-cluster`: 3 primaries). Prints one `name: value unit` line
+//! per figure.
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use mafia_judge_client::{simulate_tables, ClientConfig, Referee, SimConfig};
+use mafia_event_log::testing::RedisCluster;
+use mafia_judge_client::{simulate_tables, ClientConfig, Referee, SimConfig, SimReport};
 use mafia_proto::convert::request_from_header;
 use mafia_record::Header;
 use mafia_rules::RuleSetId;
@@ -26,9 +29,18 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser, Debug)]
 struct Args {
-    /// Backends to measure: redis, embedded.
+    /// Backends to measure: redis, embedded, cluster (a local Redis Cluster
+    /// of 3 primaries).
     #[arg(long, value_delimiter = ',', default_value = "redis,embedded")]
     backends: Vec<String>,
+    /// Replicas per primary of the cluster backend (each append then waits
+    /// for one, `WAIT 1`).
+    #[arg(long, default_value_t = 0)]
+    cluster_replicas: usize,
+    /// Referee processes sharing the load (Redis backends), each judging
+    /// its share of the tables; one figure set per count.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    referees: Vec<u32>,
     /// Table counts to measure.
     #[arg(long, value_delimiter = ',', default_value = "10,100,500")]
     tables: Vec<u32>,
@@ -316,7 +328,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
         // referee, so its memory per table is not hidden by what the
         // previous count left allocated.
         let mut redis_procs = Killed(Vec::new());
-        let mut redis_pid = None;
+        let mut redis_pids: Vec<u32> = Vec::new();
+        let mut cluster = None;
         let store = |n: u32| -> Vec<String> {
             match backend.as_str() {
                 "embedded" => vec![
@@ -333,9 +346,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
         };
         let mut redis_args = Vec::new();
         match backend.as_str() {
-            "redis" => {
-                let (url, pid) = redis(dir.path(), &mut redis_procs)?;
-                redis_pid = pid;
+            "redis" | "cluster" => {
+                let url = if backend == "cluster" {
+                    let c = RedisCluster::spawn(3, args.cluster_replicas)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    redis_pids = c.pids();
+                    let url = c.url().to_owned();
+                    cluster = Some(c);
+                    url
+                } else {
+                    let (url, pid) = redis(dir.path(), &mut redis_procs)?;
+                    redis_pids.extend(pid);
+                    url
+                };
                 redis_args = vec![
                     "--store".into(),
                     "redis".into(),
@@ -362,72 +385,135 @@ async fn run(args: Args) -> anyhow::Result<()> {
             open_games(backend, &client_for(url)?, pid, args.memory_games, run_id).await?;
         }
 
+        let referee_counts = if redis_args.is_empty() {
+            vec![1]
+        } else {
+            args.referees.clone()
+        };
         for &n in &args.tables {
-            let mut procs = Killed(Vec::new());
-            let (url, pid) = referee(&bin, &args_for(n), &mut procs)?;
-            let client = client_for(url)?;
-            let mut sim = SimConfig::new(n, run_id ^ u64::from(n));
-            sim.tournament = format!("bench-{backend}-{run_id}-{n}").parse()?;
-            sim.games_per_table = u32::MAX;
-            sim.run_for = Some(Duration::from_secs(args.secs));
-            let rss_before = rss_kib(pid)?;
-            let started = Instant::now();
-            let cpu_before = cpu_ms(pid)?;
-            let me = std::process::id();
-            let me_before = cpu_ms(me)?;
-            let redis_before = redis_pid.map(cpu_ms).transpose()?;
-            let profile = match &args.profile {
-                Some(dir) => Some(Profile::start(dir, &format!("{backend}-{n}"), pid)?),
-                None => None,
-            };
-            let (report, rss_peak) = with_peak_rss(pid, simulate_tables(client, sim)).await?;
-            let mut report = report?;
-            let secs = started.elapsed().as_secs_f64();
-            let cpu = cpu_ms(pid)?.saturating_sub(cpu_before);
-            let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
-            let redis_cpu = match (redis_pid, redis_before) {
-                (Some(rp), Some(before)) => Some(cpu_ms(rp)?.saturating_sub(before)),
-                _ => None,
-            };
-            if let Some(p) = profile {
-                // After the CPU figures: perf's own work is not the referee's.
-                println!("{backend}.profile@{n}: {}", p.finish()?.display());
-            }
-            let per_cmd = |ms: u64| ms as f64 * 1000.0 / report.commands.max(1) as f64;
-            println!("{backend}.commands@{n}: {} cmd", report.commands);
-            println!(
-                "{backend}.cmds_per_sec@{n}: {:.0} cmd/s",
-                report.commands as f64 / secs
-            );
-            println!(
-                "{backend}.referee_cpu_us_per_cmd@{n}: {:.1} us",
-                per_cmd(cpu)
-            );
-            if let Some(rc) = redis_cpu {
-                println!("{backend}.redis_cpu_us_per_cmd@{n}: {:.1} us", per_cmd(rc));
-            }
-            println!(
-                "{backend}.load_tool_cpu_us_per_cmd@{n}: {:.1} us",
-                per_cmd(me_cpu)
-            );
-            println!(
-                "{backend}.kib_per_table@{n}: {:.1} KiB",
-                rss_peak.saturating_sub(rss_before) as f64 / f64::from(n.max(1))
-            );
-            for (name, q) in [
-                ("ack_p50_ms", 0.5),
-                ("ack_p99_ms", 0.99),
-                ("ack_p999_ms", 0.999),
-            ] {
-                println!(
-                    "{backend}.{name}@{n}: {:.2} ms",
-                    report.quantile(q).as_secs_f64() * 1e3
-                );
+            for &r in &referee_counts {
+                let tag = if r == 1 {
+                    format!("{n}")
+                } else {
+                    format!("{n}x{r}referees")
+                };
+                let m = Measure {
+                    backend,
+                    tag: &tag,
+                    tables: n,
+                    referees: r.max(1),
+                    redis_pids: &redis_pids,
+                };
+                m.run(&bin, &args_for(n), &args, run_id).await?;
             }
         }
         drop(redis_procs);
+        drop(cluster);
     }
     Ok(())
+}
+
+/// One load run: `tables` tables over `referees` referee processes.
+struct Measure<'a> {
+    backend: &'a str,
+    tag: &'a str,
+    tables: u32,
+    referees: u32,
+    redis_pids: &'a [u32],
+}
+
+impl Measure<'_> {
+    async fn run(
+        &self,
+        bin: &PathBuf,
+        store_args: &[String],
+        args: &Args,
+        run_id: u64,
+    ) -> anyhow::Result<()> {
+        let (backend, tag, n) = (self.backend, self.tag, self.tables);
+        let mut procs = Killed(Vec::new());
+        let mut referees = Vec::new();
+        for _ in 0..self.referees {
+            referees.push(referee(bin, store_args, &mut procs)?);
+        }
+        let pids: Vec<u32> = referees.iter().map(|(_, pid)| *pid).collect();
+        let mut sims = Vec::new();
+        for (i, (url, _)) in referees.iter().enumerate() {
+            let i = i as u32;
+            // Table counts split as evenly as they go.
+            let share = n / self.referees + u32::from(i < n % self.referees);
+            let mut sim = SimConfig::new(share, run_id ^ u64::from(n) ^ (u64::from(i) << 32));
+            sim.tournament = format!("bench-{backend}-{run_id}-{tag}-{i}").parse()?;
+            sim.games_per_table = u32::MAX;
+            sim.run_for = Some(Duration::from_secs(args.secs));
+            sims.push(simulate_tables(client_for(url.clone())?, sim));
+        }
+        let sum_cpu =
+            |pids: &[u32]| -> anyhow::Result<u64> { pids.iter().map(|p| cpu_ms(*p)).sum() };
+        let rss_before = rss_kib(pids[0])?;
+        let started = Instant::now();
+        let cpu_before = sum_cpu(&pids)?;
+        let me = std::process::id();
+        let me_before = cpu_ms(me)?;
+        let redis_before = sum_cpu(self.redis_pids)?;
+        // The first referee's profile stands for all of them.
+        let profile = match &args.profile {
+            Some(dir) => Some(Profile::start(dir, &format!("{backend}-{tag}"), pids[0])?),
+            None => None,
+        };
+        let (reports, rss_peak) = with_peak_rss(pids[0], futures::future::join_all(sims)).await?;
+        let mut report = SimReport::default();
+        for r in reports {
+            let r = r?;
+            report.commands += r.commands;
+            report.latencies.extend(r.latencies);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = sum_cpu(&pids)?.saturating_sub(cpu_before);
+        let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
+        let redis_cpu = sum_cpu(self.redis_pids)?.saturating_sub(redis_before);
+        if let Some(p) = profile {
+            // After the CPU figures: perf's own work is not the referee's.
+            println!("{backend}.profile@{tag}: {}", p.finish()?.display());
+        }
+        let per_cmd = |ms: u64| ms as f64 * 1000.0 / report.commands.max(1) as f64;
+        println!("{backend}.commands@{tag}: {} cmd", report.commands);
+        println!(
+            "{backend}.cmds_per_sec@{tag}: {:.0} cmd/s",
+            report.commands as f64 / secs
+        );
+        println!(
+            "{backend}.referee_cpu_us_per_cmd@{tag}: {:.1} us",
+            per_cmd(cpu)
+        );
+        if !self.redis_pids.is_empty() {
+            println!(
+                "{backend}.redis_cpu_us_per_cmd@{tag}: {:.1} us",
+                per_cmd(redis_cpu)
+            );
+        }
+        println!(
+            "{backend}.load_tool_cpu_us_per_cmd@{tag}: {:.1} us",
+            per_cmd(me_cpu)
+        );
+        if self.referees == 1 {
+            println!(
+                "{backend}.kib_per_table@{tag}: {:.1} KiB",
+                rss_peak.saturating_sub(rss_before) as f64 / f64::from(n.max(1))
+            );
+        }
+        for (name, q) in [
+            ("ack_p50_ms", 0.5),
+            ("ack_p99_ms", 0.99),
+            ("ack_p999_ms", 0.999),
+        ] {
+            println!(
+                "{backend}.{name}@{tag}: {:.2} ms",
+                report.quantile(q).as_secs_f64() * 1e3
+            );
+        }
+        Ok(())
+    }
 }
 
 #[tokio::main]

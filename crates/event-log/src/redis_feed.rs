@@ -1,0 +1,347 @@
+//! Reading [`RedisLog`](crate::RedisLog)'s feed: its shard streams, merged
+//! into one [`FeedStream`] whose cursor holds one stream id per shard.
+//!
+//! The shards are read in *groups*, on demand: on one server a single
+//! group reads every shard (one script call, one blocking `XREAD` over all
+//! of them); on a cluster each shard is a group of its own, since a script
+//! or an `XREAD` may name keys of one slot only. A group waits for news on
+//! a connection of its own (a blocked `XREAD` holds it); reading is on the
+//! shared one. Per shard the order is the commit order,
+//! so per game it is too (a game lives in one shard); across shards, the
+//! entries of one read are merged by stream id.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, LazyLock};
+
+use futures::future::BoxFuture;
+use futures::stream::{FuturesUnordered, StreamExt};
+use redis::streams::StreamRangeReply;
+use redis::{Script, Value};
+
+use crate::position::{parse_pos, Position};
+use crate::redis_conn::{Conn, Target};
+use crate::redis_keys::Layout;
+use crate::redis_log::field_bytes;
+use crate::{FeedCursor, FeedEntry, FeedStream, LogError, RedisLogConfig};
+
+/// KEYS: shard feeds. ARGV: count, then a cursor per key. Per key, the
+/// entries after its cursor (`{'ok', entries}`), or `{'trimmed', first}`
+/// when entries after it may have been trimmed away (MAXLEN ~ drops the
+/// oldest; XREAD alone would skip them in silence). Cursor "0-0" is "every
+/// retained entry" and is never trimmed. Ids are compared as (length, text)
+/// pairs of their decimal halves.
+static FEED_READ: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local function half(id, i)
+  local sep = string.find(id, '-', 1, true)
+  if i == 1 then return string.sub(id, 1, sep - 1) end
+  return string.sub(id, sep + 1)
+end
+local function lt(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+local function id_lt(a, b)
+  local am, bm = half(a, 1), half(b, 1)
+  if am ~= bm then return lt(am, bm) end
+  return lt(half(a, 2), half(b, 2))
+end
+local out = {}
+for k = 1, #KEYS do
+  local key, cursor = KEYS[k], ARGV[k + 1]
+  if redis.call('EXISTS', key) == 0 then
+    out[k] = {'ok', {}}
+  else
+    local trimmed
+    if cursor ~= '0-0' then
+      local info = redis.call('XINFO', 'STREAM', key)
+      local added, len, first
+      for i = 1, #info, 2 do
+        local f = info[i]
+        if f == 'entries-added' then added = info[i + 1]
+        elseif f == 'length' then len = info[i + 1]
+        elseif f == 'first-entry' then first = info[i + 1] end
+      end
+      -- Conservative: a cursor equal to the newest trimmed id also lands
+      -- here, although nothing after it was lost.
+      if added and len and added > len and first and first[1] and id_lt(cursor, first[1]) then
+        trimmed = first[1]
+      end
+    end
+    if trimmed then
+      out[k] = {'trimmed', trimmed}
+    else
+      out[k] = {'ok', redis.call('XRANGE', key, '(' .. cursor, '+', 'COUNT', ARGV[1])}
+    end
+  end
+end
+return out
+"#,
+    )
+});
+
+/// Id of the newest entry of `feed_key`, "0-0" for an empty shard.
+async fn head_id(mut conn: Conn, feed_key: String) -> Result<String, LogError> {
+    let last: StreamRangeReply = redis::cmd("XREVRANGE")
+        .arg(&feed_key)
+        .arg("+")
+        .arg("-")
+        .arg("COUNT")
+        .arg(1)
+        .query_async(&mut conn)
+        .await?;
+    Ok(last
+        .ids
+        .into_iter()
+        .next()
+        .map(|e| e.id)
+        .unwrap_or_else(|| "0-0".to_owned()))
+}
+
+/// The cursor of the current end of `shards`.
+pub(crate) async fn heads(
+    conn: &Conn,
+    layout: &Layout,
+    shards: &[u16],
+) -> Result<FeedCursor, LogError> {
+    let ids = futures::future::try_join_all(
+        shards
+            .iter()
+            .map(|&k| head_id(conn.clone(), layout.feed_key(k))),
+    )
+    .await?;
+    Ok(cursor_of(&shards.iter().copied().zip(ids).collect()))
+}
+
+fn cursor_of(pos: &BTreeMap<u16, String>) -> FeedCursor {
+    let parts: Vec<String> = pos.iter().map(|(k, id)| format!("{k}:{id}")).collect();
+    FeedCursor::from(parts.join(","))
+}
+
+struct Feed {
+    target: Target,
+    conn: Conn,
+    layout: Arc<Layout>,
+    cfg: Arc<RedisLogConfig>,
+    /// The requested start, until resolved on first poll.
+    from: Option<FeedCursor>,
+    /// Where each followed shard stands (as yielded).
+    pos: BTreeMap<u16, String>,
+    groups: Vec<Group>,
+    /// Read, not yet yielded.
+    buf: VecDeque<(u16, String, FeedEntry)>,
+    /// The groups' blocked `XREAD`s, each ending when its group has news
+    /// (or its block ran out).
+    wakes: FuturesUnordered<BoxFuture<'static, (usize, Result<(), LogError>)>>,
+    done: bool,
+}
+
+/// Shards read together: one script call, one blocking `XREAD`.
+struct Group {
+    shards: Vec<u16>,
+    keys: Vec<String>,
+    /// Where the group has read up to (ahead of `pos` by `buf`).
+    ids: Vec<String>,
+    /// Its own connection, for the blocking `XREAD`.
+    blocking: Option<Conn>,
+    waiting: bool,
+}
+
+type FeedItem = Result<(FeedCursor, FeedEntry), LogError>;
+
+pub(crate) fn open(
+    target: Target,
+    conn: Conn,
+    layout: Arc<Layout>,
+    cfg: Arc<RedisLogConfig>,
+    from: FeedCursor,
+) -> FeedStream {
+    let feed = Feed {
+        target,
+        conn,
+        layout,
+        cfg,
+        from: Some(from),
+        pos: BTreeMap::new(),
+        groups: Vec::new(),
+        buf: VecDeque::new(),
+        wakes: FuturesUnordered::new(),
+        done: false,
+    };
+    Box::pin(futures::stream::unfold(feed, Feed::next))
+}
+
+impl Feed {
+    async fn next(mut self) -> Option<(FeedItem, Self)> {
+        if self.done {
+            return None;
+        }
+        match self.step().await {
+            Ok(item) => Some((Ok(item), self)),
+            Err(e) => {
+                self.done = true;
+                Some((Err(e), self))
+            }
+        }
+    }
+
+    async fn step(&mut self) -> Result<(FeedCursor, FeedEntry), LogError> {
+        if let Some(from) = self.from.take() {
+            self.pos = resolve(&self.conn, &self.layout, &from).await?;
+            self.make_groups();
+        }
+        loop {
+            if let Some((k, id, entry)) = self.buf.pop_front() {
+                self.pos.insert(k, id);
+                return Ok((cursor_of(&self.pos), entry));
+            }
+            self.read().await?;
+            if self.buf.is_empty() {
+                self.wait().await?;
+            }
+        }
+    }
+}
+
+/// The caller's cursor as a concrete id per shard.
+async fn resolve(
+    conn: &Conn,
+    layout: &Layout,
+    from: &FeedCursor,
+) -> Result<BTreeMap<u16, String>, LogError> {
+    let n = layout.shards();
+    // "$" cannot be used across repeated XREADs (entries added between
+    // two calls would be skipped), so pin it to the current newest ids.
+    let from = if from.is_now() {
+        let all: Vec<u16> = (0..n).collect();
+        heads(conn, layout, &all).await?
+    } else {
+        from.clone()
+    };
+    let bad = || LogError::InvalidArgument(format!("not a redis feed cursor: {from}"));
+    match Position::parse(&from).ok_or_else(bad)? {
+        Position::All((a, b)) => Ok((0..n).map(|k| (k, format!("{a}-{b}"))).collect()),
+        Position::Shards(v) if !v.is_empty() && v.iter().all(|(k, _)| *k < n) => Ok(v
+            .into_iter()
+            .map(|(k, (a, b))| (k, format!("{a}-{b}")))
+            .collect()),
+        Position::Shards(_) => Err(bad()),
+    }
+}
+
+impl Feed {
+    fn make_groups(&mut self) {
+        let shards: Vec<(u16, String)> = self.pos.iter().map(|(k, id)| (*k, id.clone())).collect();
+        let sets: Vec<Vec<(u16, String)>> = if self.target.is_cluster() {
+            shards.into_iter().map(|s| vec![s]).collect()
+        } else {
+            vec![shards]
+        };
+        self.groups = sets
+            .into_iter()
+            .map(|set| Group {
+                keys: set.iter().map(|(k, _)| self.layout.feed_key(*k)).collect(),
+                shards: set.iter().map(|(k, _)| *k).collect(),
+                ids: set.into_iter().map(|(_, id)| id).collect(),
+                blocking: None,
+                waiting: false,
+            })
+            .collect();
+    }
+
+    /// Reads every group once, on the shared connection: each batch by
+    /// [`FEED_READ`], which first checks that nothing after the cursors was
+    /// trimmed.
+    async fn read(&mut self) -> Result<(), LogError> {
+        let reads = self.groups.iter().map(|g| {
+            let mut conn = self.conn.clone();
+            let mut inv = FEED_READ.prepare_invoke();
+            for key in &g.keys {
+                inv.key(key);
+            }
+            inv.arg(self.cfg.feed_batch);
+            for id in &g.ids {
+                inv.arg(id);
+            }
+            async move { inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await }
+        });
+        let replies = futures::future::try_join_all(reads).await?;
+        let mut batch = Vec::new();
+        for (g, replies) in self.groups.iter_mut().zip(replies) {
+            for (i, (status, body)) in replies.into_iter().enumerate() {
+                let k = g.shards[i];
+                match status.as_str() {
+                    "ok" => {}
+                    "trimmed" => {
+                        let cursor = cursor_of(&self.pos).as_str().to_owned();
+                        self.pos.insert(k, "0-0".to_owned());
+                        return Err(LogError::FeedTrimmed {
+                            cursor,
+                            trimmed_up_to: redis::from_redis_value(&body)?,
+                            resume: cursor_of(&self.pos).as_str().to_owned(),
+                        });
+                    }
+                    _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
+                }
+                let range: StreamRangeReply = redis::from_redis_value(&body)?;
+                for e in range.ids {
+                    let game: String = e
+                        .get("g")
+                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks g", e.id)))?;
+                    let seq: u64 = e
+                        .get("s")
+                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
+                    let payload = field_bytes(&e, "p")?;
+                    g.ids[i].clone_from(&e.id);
+                    batch.push((parse_pos(&e.id), k, e.id, FeedEntry { game, seq, payload }));
+                }
+            }
+        }
+        // Stable: within a shard the order stays the stream's.
+        batch.sort_by_key(|(at, ..)| *at);
+        self.buf
+            .extend(batch.into_iter().map(|(_, k, id, entry)| (k, id, entry)));
+        Ok(())
+    }
+
+    /// Blocks until some group has news: each group not already waiting
+    /// sends an `XREAD BLOCK` on its own connection (a blocked one holds
+    /// it); the others' go on waiting for the next call.
+    async fn wait(&mut self) -> Result<(), LogError> {
+        let block = self.cfg.feed_block;
+        for (i, g) in self.groups.iter_mut().enumerate() {
+            if g.waiting {
+                continue;
+            }
+            let mut conn = match g.blocking.clone() {
+                Some(c) => c,
+                None => {
+                    let c = self.target.blocking(block).await?;
+                    g.blocking = Some(c.clone());
+                    c
+                }
+            };
+            let mut cmd = redis::cmd("XREAD");
+            cmd.arg("COUNT")
+                .arg(1)
+                .arg("BLOCK")
+                .arg(block.as_millis().max(1) as u64)
+                .arg("STREAMS")
+                .arg(&g.keys)
+                .arg(&g.ids);
+            g.waiting = true;
+            self.wakes.push(Box::pin(async move {
+                let r: Result<Value, _> = cmd.query_async(&mut conn).await;
+                (i, r.map(drop).map_err(LogError::from))
+            }));
+        }
+        match self.wakes.next().await {
+            Some((i, result)) => {
+                self.groups[i].waiting = false;
+                result
+            }
+            None => Ok(()),
+        }
+    }
+}
