@@ -99,6 +99,7 @@ pub async fn seat_and_open(c: &mut ScoringClient<Channel>, round: u32) -> Vec<Ga
         stage: "main".into(),
         round,
         seed: 2026,
+        policies_json: String::new(),
     }))
     .await
     .unwrap();
