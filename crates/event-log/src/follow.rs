@@ -149,7 +149,7 @@ pub(crate) fn into_stream<S: Step>(state: S) -> BoxStream<'static, S::Item> {
 
 /// Orders two cursors of the same backend. Both backends' cursors read as
 /// `(major, minor)`: a Redis stream id `ms-n`, or an embedded counter `n`.
-fn position(c: &FeedCursor) -> Option<(u64, u64)> {
+pub(crate) fn position(c: &FeedCursor) -> Option<(u64, u64)> {
     let s = c.as_str();
     match s.split_once('-') {
         Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
@@ -157,7 +157,7 @@ fn position(c: &FeedCursor) -> Option<(u64, u64)> {
     }
 }
 
-fn at_or_past(c: &FeedCursor, target: &FeedCursor) -> bool {
+pub(crate) fn at_or_past(c: &FeedCursor, target: &FeedCursor) -> bool {
     match (position(c), position(target)) {
         (Some(c), Some(t)) => c >= t,
         _ => false,

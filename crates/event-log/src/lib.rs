@@ -32,6 +32,7 @@ mod embedded;
 mod error;
 mod fanout;
 mod follow;
+mod lag;
 mod redis_batch;
 mod redis_log;
 
@@ -51,6 +52,7 @@ pub use embedded::{EmbeddedConfig, EmbeddedLog};
 pub use error::LogError;
 pub use fanout::{Fanout, FanoutConfig, GameFollowed, GameStream};
 pub use follow::{follow, follow_games, Event, FollowConfig, FollowStream, Followed, Source};
+pub use lag::FollowerLag;
 pub use redis_log::{RedisLog, RedisLogConfig};
 
 /// Longest accepted game id, in bytes.

@@ -46,8 +46,13 @@ pub async fn start_with(
         referee,
     };
     let (stop, stopped) = oneshot::channel::<()>();
+    // The standard gRPC health service: what load balancers and Kubernetes'
+    // grpc probes ask (deploy/).
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<ScoringServer<ScoringService>>().await;
     let task = tokio::spawn(
         tonic::transport::Server::builder()
+            .add_service(health_service)
             .add_service(ScoringServer::new(svc))
             .serve_with_incoming_shutdown(
                 tokio_stream::wrappers::TcpListenerStream::new(listener),
@@ -87,7 +92,7 @@ impl Running {
                 async move {
                     (
                         [("content-type", "text/plain; version=0.0.4")],
-                        store.metrics.render(),
+                        store.metrics.render_with_lag(&**store.log()).await,
                     )
                 }
             }),
