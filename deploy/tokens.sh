@@ -1,4 +1,4 @@
-# Sourced by deploy/run.sh and deploy/compose-env.sh: the one token file
+# Sourced by deploy/run.sh and deploy/prepare.sh: the one token file
 # (docs/config.md) that every service reads.
 
 # make_tokens FILE: makes FILE with fresh tokens unless it exists (so printed
