@@ -1,8 +1,9 @@
-//! The services' `/metrics` and health checks, scraped and probed on real
-//! processes (referee, gateway, scoring) sharing a private Redis: what the
-//! Grafana dashboard queries exists, the gateway counts its subscribers,
-//! every follower's lag returns to 0 once it has read the feed's head, and
-//! the health checks compose runs pass.
+//! deploy/ against running services: real referee, gateway and scoring
+//! processes sharing a private Redis, scraped, probed and reached through a
+//! real nginx with deploy/nginx.conf. What the Grafana dashboard queries
+//! exists, the gateway counts its subscribers, every follower's lag returns
+//! to 0 once it has read the feed's head, the health checks compose runs
+//! pass, and the balancer carries gRPC, gRPC-web and WebSockets.
 
 mod common;
 
@@ -163,6 +164,13 @@ impl Stack {
 
 /// `GET path` over HTTP/1.1: the status code and the body.
 fn get(addr: &str, path: &str) -> (u16, String) {
+    let (status, _, body) = request(addr, &format!("GET {path} HTTP/1.1\r\n"), b"");
+    (status, body)
+}
+
+/// One HTTP/1.1 request (its first line and any headers, then `body`): the
+/// status, the head (lower-cased) and the body.
+fn request(addr: &str, first_lines: &str, body: &[u8]) -> (u16, String, String) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut tcp = loop {
         match TcpStream::connect(addr) {
@@ -171,24 +179,24 @@ fn get(addr: &str, path: &str) -> (u16, String) {
             Err(_) => std::thread::sleep(Duration::from_millis(20)),
         }
     };
-    write!(
-        tcp,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = String::new();
-    tcp.read_to_string(&mut raw).unwrap();
+    write!(tcp, "{first_lines}Host: {addr}\r\nConnection: close\r\n").unwrap();
+    if !body.is_empty() {
+        write!(tcp, "Content-Length: {}\r\n", body.len()).unwrap();
+    }
+    write!(tcp, "\r\n").unwrap();
+    tcp.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw);
     let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP answer");
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
         unchunk(body)
     } else {
         body.to_owned()
     };
-    (status, body)
+    (status, head, body)
 }
 
 fn unchunk(mut body: &str) -> String {
@@ -438,20 +446,9 @@ fn the_gateway_counts_its_subscribers_by_route_and_audience() {
     });
 }
 
-#[test]
-fn the_health_checks_compose_runs_pass_on_the_real_services() {
-    let stack = Stack::start();
-    let (status, body) = get(&stack.gateway, "/healthz");
-    assert_eq!((status, body.trim()), (200, "ok"), "the gateway's /healthz");
-    let script = common::workspace().join("deploy/grpc-health");
-    let probe = |addr: &str, service: &str| {
-        Command::new("bash")
-            .arg(&script)
-            .args([addr, service])
-            .status()
-            .expect("bash runs")
-            .success()
-    };
+/// `deploy/grpc-health ADDR SERVICE` (what compose runs): whether it says
+/// SERVING; `None` where curl cannot speak HTTP/2 here.
+fn grpc_health(addr: &str, service: &str) -> Option<bool> {
     let curl_h2 = Command::new("curl")
         .arg("-V")
         .output()
@@ -462,18 +459,207 @@ fn the_health_checks_compose_runs_pass_on_the_real_services() {
             "curl with HTTP/2 is needed for deploy/grpc-health"
         );
         eprintln!("skipped: deploy/grpc-health not run: curl with HTTP/2 is not installed");
-        return;
+        return None;
     }
-    assert!(
-        probe(&stack.referee, "mafia.v1.Referee"),
-        "the referee's health"
-    );
-    assert!(
-        probe(&stack.scoring, "mafia.v1.Scoring"),
+    let script = common::workspace().join("deploy/grpc-health");
+    let ok = Command::new("bash")
+        .arg(&script)
+        .args([addr, service])
+        .status()
+        .expect("bash runs")
+        .success();
+    Some(ok)
+}
+
+#[test]
+fn the_health_checks_compose_runs_pass_on_the_real_services() {
+    let stack = Stack::start();
+    let (status, body) = get(&stack.gateway, "/healthz");
+    assert_eq!((status, body.trim()), (200, "ok"), "the gateway's /healthz");
+    let Some(referee) = grpc_health(&stack.referee, "mafia.v1.Referee") else {
+        return;
+    };
+    assert!(referee, "the referee's health");
+    assert_eq!(
+        grpc_health(&stack.scoring, "mafia.v1.Scoring"),
+        Some(true),
         "the scoring service's health"
     );
-    assert!(
-        !probe(&stack.referee, "mafia.v1.NoSuchService"),
+    assert_eq!(
+        grpc_health(&stack.referee, "mafia.v1.NoSuchService"),
+        Some(false),
         "an unknown service is not SERVING"
     );
+}
+
+/// A port free now (nginx cannot listen on port 0 and say which it got).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// nginx with deploy/nginx.conf, its upstreams pointed at `stack` and its
+/// three ports moved to free ones on loopback; killed on drop.
+struct Balancer {
+    child: Child,
+    http: String,
+    referee: String,
+    scoring: String,
+    _dir: tempfile_dir::Dir,
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        // SIGTERM, not SIGKILL: the master then stops its workers, which
+        // would outlive a killed master (holding the test's output open).
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+mod tempfile_dir {
+    /// A directory removed on drop.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn nginx() -> Option<std::path::PathBuf> {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.exists())
+}
+
+impl Balancer {
+    fn start(stack: &Stack, exe: &Path) -> Balancer {
+        let conf = std::fs::read_to_string(common::workspace().join("deploy/nginx.conf")).unwrap();
+        let ports = [free_port(), free_port(), free_port()];
+        let [http, referee, scoring] = ports.map(|p| format!("127.0.0.1:{p}"));
+        let mut out = String::new();
+        for line in conf.lines() {
+            let t = line.trim_start();
+            let indent = &line[..line.len() - t.len()];
+            let line = if let Some(rest) = t.strip_prefix("server referee-") {
+                format!(
+                    "{indent}server {}{}",
+                    stack.referee,
+                    &rest[rest.find(' ').unwrap_or(rest.len())..]
+                )
+            } else if let Some(rest) = t.strip_prefix("server gateway-") {
+                format!(
+                    "{indent}server {}{}",
+                    stack.gateway,
+                    &rest[rest.find(' ').unwrap_or(rest.len())..]
+                )
+            } else if let Some(rest) = t.strip_prefix("server scoring:") {
+                format!(
+                    "{indent}server {}{}",
+                    stack.scoring,
+                    &rest[rest.find([' ', ';']).unwrap()..]
+                )
+            } else if let Some(rest) = t.strip_prefix("listen 8080") {
+                format!("{indent}listen {http}{rest}")
+            } else if let Some(rest) = t.strip_prefix("listen 50051") {
+                format!("{indent}listen {referee}{rest}")
+            } else if let Some(rest) = t.strip_prefix("listen 50053") {
+                format!("{indent}listen {scoring}{rest}")
+            } else {
+                line.to_owned()
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        assert_eq!(out.matches("listen 127.0.0.1:").count(), 3, "{out}");
+        let dir = std::env::temp_dir().join(unique_prefix("mafia-nginx"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("nginx.conf");
+        std::fs::write(&path, out).unwrap();
+        let child = Command::new(exe)
+            .arg("-c")
+            .arg(&path)
+            .arg("-p")
+            .arg(&dir)
+            .arg("-g")
+            .arg(format!("daemon off; pid {}/nginx.pid;", dir.display()))
+            .spawn()
+            .expect("nginx starts");
+        let balancer = Balancer {
+            child,
+            http,
+            referee,
+            scoring,
+            _dir: tempfile_dir::Dir(dir),
+        };
+        for addr in [&balancer.http, &balancer.referee, &balancer.scoring] {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while TcpStream::connect(addr).is_err() {
+                assert!(Instant::now() < deadline, "nginx never listened on {addr}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        balancer
+    }
+}
+
+#[test]
+fn the_balancer_carries_grpc_grpc_web_and_websockets_to_the_services() {
+    let Some(exe) = nginx() else {
+        assert!(
+            !common::tools_required(),
+            "nginx is needed (apt-get install nginx-light)"
+        );
+        eprintln!("skipped: nginx is not installed: deploy/nginx.conf not run");
+        return;
+    };
+    let stack = Stack::start();
+    let lb = Balancer::start(&stack, &exe);
+
+    // People: HTTP and a WebSocket upgrade to a gateway.
+    let (status, body) = get(&lb.http, "/healthz");
+    assert_eq!((status, body.trim()), (200, "ok"), "/healthz through nginx");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let first = rt.block_on(async {
+        use futures::StreamExt;
+        let url = format!("ws://{}/ws/hall", lb.http);
+        let (mut ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("upgraded");
+        ws.next().await.expect("a first message").expect("a frame")
+    });
+    assert!(
+        first.to_text().unwrap_or_default().contains("tables"),
+        "the hall's first message through nginx: {first:?}"
+    );
+
+    // The judge console: gRPC-web on the people's port reaches a referee
+    // (which refuses a call without a token, in the answer's headers).
+    let (status, head, _) = request(
+        &lb.http,
+        "POST /mafia.v1.Referee/GetGame HTTP/1.1\r\ncontent-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\n",
+        &[0, 0, 0, 0, 0],
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains("grpc-status: 16"),
+        "UNAUTHENTICATED from the referee: {head}"
+    );
+
+    // gRPC over HTTP/2 to the referees and the scoring service.
+    if let Some(ok) = grpc_health(&lb.referee, "mafia.v1.Referee") {
+        assert!(ok, "the referee's health through nginx");
+        assert_eq!(
+            grpc_health(&lb.scoring, "mafia.v1.Scoring"),
+            Some(true),
+            "the scoring service's health through nginx"
+        );
+    }
 }
