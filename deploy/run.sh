@@ -62,10 +62,12 @@ mkdir -p "$logs"
   --web-origins "http://$http" >"$logs/referee.log" 2>&1 &
 pids+=($!)
 "$bin/mafia-gateway" --redis-url "$REDIS_URL" --console-referee-url "http://$grpc" \
-  >"$logs/gateway.log" 2>&1 &
+  --console-scoring-url "http://$scoring" >"$logs/gateway.log" 2>&1 &
 pids+=($!)
+# ... and sends post-game inputs to the scoring service over gRPC-web.
 "$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
-  --referee-url "http://$grpc" --referee-token "$organiser" >"$logs/scoring.log" 2>&1 &
+  --referee-url "http://$grpc" --referee-token "$organiser" \
+  --web-origins "http://$http" >"$logs/scoring.log" 2>&1 &
 pids+=($!)
 listening "$grpc" && listening "$http" && listening "$scoring" || stop
 echo

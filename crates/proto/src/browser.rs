@@ -20,6 +20,9 @@ pub const CONSOLE_ROOTS: &[&str] = &[
     "mafia.v1.RefereeReply",
     "mafia.v1.GetGameRequest",
     "mafia.v1.GetGameResponse",
+    // The scoring service's Command, for the post-game inputs.
+    "mafia.v1.CommandRequest",
+    "mafia.v1.CommandReply",
 ];
 
 #[derive(Debug, thiserror::Error)]

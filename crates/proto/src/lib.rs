@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod browser;
 pub mod convert;
+pub mod web;
 
 /// Generated messages and the `Referee` client and server.
 pub mod v1 {

@@ -109,6 +109,8 @@ pub enum TournamentError {
     GameNotFinished(GameId),
     #[error("game {0} was annulled for a replay")]
     GameAnnulled(GameId),
+    #[error("game {game} is a second game at its table: a table plays one game a round, and another only when an appeal annulled its game {previous} for a replay (rfm §7.2)")]
+    NoReplayDue { game: GameId, previous: u32 },
 
     #[error("seat {seat}: +{points} is not an extra point {side} may get ({clause}: {allowed})")]
     ExtraNotAllowed {

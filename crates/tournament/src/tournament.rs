@@ -374,6 +374,18 @@ impl Tournament {
                 if self.games.contains_key(game) {
                     return Err(TournamentError::GameAlreadyAssigned(game.clone()));
                 }
+                if game.game > 1 {
+                    let previous = GameId {
+                        game: game.game - 1,
+                        ..game.clone()
+                    };
+                    if !self.games.get(&previous).is_some_and(|g| g.annulled) {
+                        return Err(TournamentError::NoReplayDue {
+                            game: game.clone(),
+                            previous: previous.game,
+                        });
+                    }
+                }
                 if self.stage(&game.stage).is_none() {
                     return Err(TournamentError::UnknownStage(game.stage.clone()));
                 }

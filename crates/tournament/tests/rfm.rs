@@ -541,3 +541,125 @@ fn rfm_6_8_the_distance_is_the_stage() {
     // In the final: 1 game, B = round(0.4) = 0, so the cap: 0.5 (not scaled: §6.4.9 does not list Ci).
     assert_eq!(cup.row(1).points.compensation, Points::c(50));
 }
+
+/// The judge's post-game penalties of rfm §6.5.8–§6.5.13 as one seat's
+/// input: the error when refused, else the seat's penalties.
+fn penalise(winner: Option<Team>, s: u8, codes: &[&str]) -> Result<Points, TournamentError> {
+    let (mut cup, g) = finished(winner);
+    let inputs = JudgeInputs {
+        penalties: codes
+            .iter()
+            .map(|code| JudgePenalty {
+                seat: seat(s),
+                code: (*code).into(),
+            })
+            .collect(),
+        ..JudgeInputs::default()
+    };
+    let cmd = TournamentCommand::SubmitJudgeInputs { game: g, inputs };
+    let before = cup.t.clone();
+    match cup.run(judge(), cmd) {
+        Ok(_) => Ok(cup.row(s as usize).points.penalties),
+        Err(e) => {
+            assert_eq!(cup.t, before, "a refused input changed the state");
+            Err(e)
+        }
+    }
+}
+
+fn refused_for(r: Result<Points, TournamentError>, outcome: &str, clause: &str) {
+    match r {
+        Err(e @ TournamentError::PenaltyNotForOutcome { .. }) => {
+            assert!(e.to_string().contains(outcome), "{e}");
+            assert!(e.to_string().contains(clause), "{e}");
+        }
+        other => panic!("expected a refusal in a {outcome}, got {other:?}"),
+    }
+}
+
+// Seat 5 is black: red winning is his loss; seat 1 is red.
+const LOSER: u8 = 5;
+const WINNER: u8 = 1;
+
+#[test]
+fn rfm_6_5_8_a_destructive_act_in_a_loss_costs_0_2_0_4_or_0_7() {
+    for (code, c) in [("6.5.8-0.2", -20), ("6.5.8-0.4", -40), ("6.5.8-0.7", -70)] {
+        assert_eq!(
+            penalise(Some(Team::Red), LOSER, &[code]).unwrap(),
+            Points::c(c)
+        );
+        refused_for(
+            penalise(Some(Team::Red), WINNER, &[code]),
+            "win",
+            "rfm §6.5.8",
+        );
+        // "сыгравшие роль в поражении команды": a draw is not a loss.
+        refused_for(penalise(None, LOSER, &[code]), "draw", "rfm §6.5.8");
+    }
+    let e = penalise(Some(Team::Red), LOSER, &["6.5.8-0.5"]).unwrap_err();
+    assert!(matches!(e, TournamentError::UnknownPenalty { .. }), "{e}");
+}
+
+#[test]
+fn rfm_6_5_10_a_significant_destructive_act_costs_0_7_in_a_loss_or_a_draw() {
+    assert_eq!(
+        penalise(Some(Team::Red), LOSER, &["6.5.10"]).unwrap(),
+        Points::c(-70)
+    );
+    assert_eq!(penalise(None, WINNER, &["6.5.10"]).unwrap(), Points::c(-70));
+    refused_for(
+        penalise(Some(Team::Red), WINNER, &["6.5.10"]),
+        "win",
+        "rfm §6.5.10",
+    );
+}
+
+#[test]
+fn rfm_6_5_11_the_listed_acts_cost_0_4_only_in_a_loss() {
+    assert_eq!(
+        penalise(Some(Team::Black), WINNER, &["6.5.11"]).unwrap(),
+        Points::c(-40)
+    );
+    refused_for(penalise(None, WINNER, &["6.5.11"]), "draw", "rfm §6.5.11");
+    refused_for(
+        penalise(Some(Team::Black), LOSER, &["6.5.11"]),
+        "win",
+        "rfm §6.5.11",
+    );
+}
+
+#[test]
+fn rfm_6_5_2_penalties_for_different_acts_add_up() {
+    assert_eq!(
+        penalise(Some(Team::Red), LOSER, &["6.5.9", "6.5.11.1", "6.5.8-0.2"]).unwrap(),
+        Points::c(-120 - 40 - 20)
+    );
+}
+
+#[test]
+fn rfm_6_5_12_missing_a_round_costs_1_2_whatever_the_result() {
+    for (winner, s) in [
+        (Some(Team::Red), WINNER),
+        (Some(Team::Red), LOSER),
+        (None, 1),
+    ] {
+        assert_eq!(
+            penalise(winner, s, &["6.5.12"]).unwrap(),
+            Points::c(-120),
+            "{winner:?} seat {s}"
+        );
+    }
+}
+
+#[test]
+fn rfm_6_5_13_each_started_eleven_minutes_late_costs_0_6() {
+    assert_eq!(
+        penalise(Some(Team::Red), WINNER, &["6.5.13"]).unwrap(),
+        Points::c(-60)
+    );
+    // 22 minutes late: two eleven-minute spans, each −0.6.
+    assert_eq!(
+        penalise(None, LOSER, &["6.5.13", "6.5.13"]).unwrap(),
+        Points::c(-120)
+    );
+}

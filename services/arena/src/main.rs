@@ -168,16 +168,20 @@ async fn main() -> anyhow::Result<()> {
     )
     .await?;
 
-    let scoring = mafia_scoring::start_with(
+    let scoring = mafia_scoring::start_with_options(
         tokio::net::TcpListener::bind(&args.scoring)
             .await
             .with_context(|| format!("binding {}", args.scoring))?,
         log.clone(),
         tokens.clone(),
-        Some(mafia_scoring::RefereeLink {
-            url: format!("http://{}", referee.addr),
-            token: organiser.clone(),
-        }),
+        mafia_scoring::ServeOptions {
+            referee: Some(mafia_scoring::RefereeLink {
+                url: format!("http://{}", referee.addr),
+                token: organiser.clone(),
+            }),
+            // The judge console sends post-game inputs from the gateway's page.
+            web_origins: console_origins(addr),
+        },
     )
     .await?;
 
@@ -193,6 +197,7 @@ async fn main() -> anyhow::Result<()> {
     let gateway = {
         let mut state = mafia_gateway::app_state(hub.clone(), tokens, ServerConfig::default());
         state.console.referee_url = Some(format!("http://{}", referee.addr));
+        state.console.scoring_url = Some(format!("http://{}", scoring.addr));
         // The standings screens and GraphQL `standings` read the scoring
         // service's tournament streams off the same log.
         let mut standings_stop = stop_rx.clone();

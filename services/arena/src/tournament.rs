@@ -133,6 +133,7 @@ impl Demo {
             stage: STAGE.into(),
             round,
             seed: self.seed,
+            policies_json: String::new(),
         };
         c.seat_round(authed(&self.organiser, seat)?).await?;
         let open = OpenRoundRequest {

@@ -121,10 +121,16 @@ function trailers(text) {
 }
 // One call: `msgs` as the request body; each reply message to `onMessage`
 // as it arrives. Resolves on grpc-status 0, else throws.
+// A method of the referee, or (`Scoring/Command`) of the scoring service.
+function methodUrl(method) {
+  const [service, name] = method.includes("/") ? method.split("/") : ["Referee", method];
+  const base = service === "Scoring" ? S.scoring : S.referee;
+  return base.replace(/\/$/, "") + "/mafia.v1." + service + "/" + name;
+}
 async function grpcWeb(method, reqType, msgs, respType, onMessage) {
   let resp;
   try {
-    resp = await fetch(S.referee.replace(/\/$/, "") + "/mafia.v1.Referee/" + method, {
+    resp = await fetch(methodUrl(method), {
       method: "POST",
       headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": "Bearer " + S.token },
       body: frame(msgs.map((m) => encode(reqType, m))),
@@ -165,7 +171,8 @@ async function unary(method, reqType, msg, respType) {
 const I18N = {
   en: {
     title: "Judge console", token: "Table judge's token", referee: "Referee (gRPC-web)", login: "Log in",
-    games: "Your games", noGames: "No game of yours yet: open one below.", open: "Open", over: "over", live: "live",
+    games: "Your games", noGames: "No game of yours yet: open one below.",
+    assignedGames: "Assigned to you in the tournament", assignedOpen: "open: judge it", notOpened: "not opened yet (the organiser opens the round)", scored: "scored", open: "Open", over: "over", live: "live",
     gameId: "Game id", openById: "Open by id", newGame: "Open a new game", tournamentId: "Tournament id", tournament: "Tournament",
     stage: "Stage", round: "Round", table: "Table", game: "Game", judge: "Judge", rules: "Rule set", seat: "Seat",
     nickname: "Nickname", deal: "Deal", bySeed: "digital (seed)", byCards: "drawn cards", seed: "Seed", create: "Open the game",
@@ -186,13 +193,17 @@ const I18N = {
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
     exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying",
+    post: { title: "Post-game inputs", extra: "Extra", penalty: "Penalty", bestMove: "The best move stands", confirmed: "yes", denied: "no (rfm §6.6.6)",
+      send: "Send to scoring", saved: "Saved (tournament version %s).", pending: "Waits for the chief judge: %s", waiting: "Waiting for the scoring service to record the result…",
+      win: "win", loss: "loss", draw: "draw", none: "—" },
     keys: [["Enter", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
       ["k T · k B T · k -", "shot(s)"], ["d T · c T · bp T", "checks, Beauty"], ["bm A B C", "best move"], ["f S · tf S · y S", "foul, technical, yellow"],
       ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u", "undo (confirm)"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
   },
   ru: {
     title: "Консоль судьи", token: "Токен судьи стола", referee: "Рефери (gRPC-web)", login: "Войти",
-    games: "Ваши игры", noGames: "Игр пока нет: откройте новую ниже.", open: "Открыть", over: "окончена", live: "идёт",
+    games: "Ваши игры", noGames: "Игр пока нет: откройте новую ниже.",
+    assignedGames: "Назначены вам в турнире", assignedOpen: "открыта: судите", notOpened: "ещё не открыта (тур открывает организатор)", scored: "засчитана", open: "Открыть", over: "окончена", live: "идёт",
     gameId: "Id игры", openById: "Открыть по id", newGame: "Новая игра", tournamentId: "Id турнира", tournament: "Турнир",
     stage: "Этап", round: "Тур", table: "Стол", game: "Игра", judge: "Судья", rules: "Правила", seat: "Место",
     nickname: "Ник", deal: "Раздача", bySeed: "цифровая (seed)", byCards: "вытянутые карты", seed: "Seed", create: "Открыть игру",
@@ -213,6 +224,9 @@ const I18N = {
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
     exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем",
+    post: { title: "Итоги судьи", extra: "Доп. балл", penalty: "Штраф", bestMove: "Лучший ход засчитан", confirmed: "да", denied: "нет (rfm §6.6.6)",
+      send: "Отправить в подсчёт", saved: "Сохранено (версия турнира %s).", pending: "Ждёт утверждения ГС: %s", waiting: "Ждём, пока сервис подсчёта запишет результат…",
+      win: "победа", loss: "поражение", draw: "ничья", none: "—" },
     keys: [["Enter", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
       ["k T · k B T · k -", "выстрел(ы)"], ["d T · c T · bp T", "проверки, красотка"], ["bm A B C", "лучший ход"], ["f S · tf S · y S", "фол, технический, жёлтая"],
       ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u", "отмена (с подтверждением)"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
@@ -232,11 +246,16 @@ const S = {
   lang: (params.get("lang") || localStorage.getItem("mafia.console.lang") || navigator.language || "en").toLowerCase().startsWith("ru") ? "ru" : "en",
   token: localStorage.getItem("mafia.console.token") || "",
   referee: document.querySelector('meta[name="mafia-referee"]').content || localStorage.getItem("mafia.console.referee") || "",
+  // Where post-game inputs go; empty: the console offers none.
+  scoring: document.querySelector('meta[name="mafia-scoring"]')?.content || "",
+  // The post-game form of a tournament game: what the gateway says the
+  // scheme allows (`/judge-console/api/inputs/{game}`), and the last send.
+  post: null,
   screen: "login", gameId: null, header: null, state: null, view: null, prompt: null, events: [],
   conn: "offline", connNote: "", inflight: false, retryMs: 500, retryTimer: null,
   selection: new Set(), mode: null, confirmUndo: false, violation: null, note: null, discarded: [],
   store: null, readOnly: false, promptKey: "", promptSince: Date.now(), beeped: {}, latencies: [],
-  games: null, scope: [], error: "",
+  games: null, assigned: [], scope: [], error: "",
 };
 // For tests and the bench script: what the page knows, without scraping.
 window.__console = S;
@@ -511,6 +530,8 @@ function undoAnswer(yes) {
 }
 document.addEventListener("keydown", (ev) => {
   if (S.screen !== "game") return;
+  // The post-game form takes its own keys (Enter sends it).
+  if (ev.target && ev.target.closest && ev.target.closest("#post")) return;
   const input = lineInput();
   if (S.confirmUndo) {
     ev.preventDefault();
@@ -582,7 +603,7 @@ async function login() {
   const body = await r.json();
   localStorage.setItem("mafia.console.token", S.token);
   localStorage.setItem("mafia.console.referee", S.referee);
-  S.games = body.games; S.scope = body.scope; S.holder = body.holder;
+  S.games = body.games; S.assigned = body.assigned || []; S.scope = body.scope; S.holder = body.holder;
   const wanted = new URLSearchParams(location.hash.slice(1)).get("game");
   if (wanted) return openGame(wanted);
   S.screen = "games"; app.innerHTML = ""; render();
@@ -610,7 +631,12 @@ function renderGames() {
      <span class="meta">${esc(g.info.tournament)} · ${esc(tr("table"))} ${g.info.table} · ${esc(g.over ? tr("over") : tr("live"))}</span></li>`).join("");
   const seatsRows = Array.from({ length: 10 }, (_, i) => `<tr><td>${i + 1}</td><td><input name="nick${i + 1}"></td>
      <td><select name="card${i + 1}" class="card-pick">${ROLES.map((r) => `<option>${r}</option>`).join("")}</select></td></tr>`).join("");
-  app.innerHTML = `<section class="card"><h2>${esc(tr("games"))}</h2>
+  // The tournament's games for this judge: open ones to judge, the others
+  // waiting for the organiser to open the round.
+  const assigned = (S.assigned || []).map((g) => `<li>${g.opened ? `<button class="game assigned" data-game="${esc(g.game_id)}">${esc(g.game_id)}</button>` : `<span class="game assigned waiting" data-game="${esc(g.game_id)}">${esc(g.game_id)}</span>`}
+     <span class="meta">${esc(g.tournament)} · ${esc(tr("table"))} ${g.table} · ${esc(g.scored ? tr("scored") : g.opened ? tr("assignedOpen") : tr("notOpened"))}</span></li>`).join("");
+  app.innerHTML = `${assigned ? `<section class="card" id="assigned"><h2>${esc(tr("assignedGames"))}</h2><ul class="games">${assigned}</ul></section>` : ""}
+    <section class="card"><h2>${esc(tr("games"))}</h2>
     ${list ? `<ul class="games">${list}</ul>` : `<p class="meta">${esc(tr("noGames"))}</p>`}
     <form id="by-id" class="row"><label>${esc(tr("gameId"))}<input id="game-id" placeholder="cup.main.r1.t3.g1"></label><button>${esc(tr("openById"))}</button></form>
     </section>
@@ -672,7 +698,7 @@ async function createGame(form) {
 }
 async function openGame(id) {
   if (!id) return;
-  S.gameId = id; S.store = loadStore(id); S.readOnly = false;
+  S.gameId = id; S.store = loadStore(id); S.readOnly = false; S.post = null;
   S.state = null; S.view = null; S.prompt = null; S.violation = null; S.note = null; S.promptKey = "";
   try { await refresh(); } catch (e) {
     if (e instanceof GrpcError && e.code !== UNAVAILABLE) { S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
@@ -814,7 +840,92 @@ function renderGame() {
   const old = app.querySelector("#result");
   if (old) old.remove();
   if (v && v.result) app.querySelector("#prompt-box").insertAdjacentHTML("afterend", summary(v));
+  renderPost(v);
   renderTimer();
+}
+
+// ---------------------------------------------------------------- after the game
+// Once a tournament game is over, the judge gives its extra points,
+// penalties and the best move's verdict; the scoring service checks them
+// against the scheme (and names the clause when it refuses).
+async function loadPost() {
+  const id = S.gameId;
+  const r = await fetch("/judge-console/api/inputs/" + encodeURIComponent(id), { headers: { authorization: "Bearer " + S.token } }).catch(() => null);
+  if (S.gameId !== id) return;
+  if (r && r.status === 409) { S.post = { waiting: true }; setTimeout(() => { if (S.post && S.post.waiting) loadPost(); }, 1000); }
+  else if (r && r.ok) S.post = { data: await r.json() };
+  else S.post = { none: true };
+  render();
+}
+function admits(when, outcome) { return when === "any" || (when === "lost" && outcome === "loss") || (when === "lost_or_draw" && outcome !== "win"); }
+function extrasFor(d, outcome) { return d.extras[outcome === "win" ? "winner" : outcome === "loss" ? "loser" : "draw"]; }
+function postRow(d, s) {
+  const given = d.inputs || { extras: [], penalties: [] };
+  const extra = (given.extras.find((e) => e.seat === s.seat) || {}).points;
+  const pen = (given.penalties.find((p) => p.seat === s.seat) || {}).code;
+  const allowed = extrasFor(d, s.outcome);
+  const extraInput = allowed.kind === "list"
+    ? `<select name="extra${s.seat}"><option value="">${esc(tr("post.none"))}</option>${allowed.values.map((x) => `<option${x === extra ? " selected" : ""}>${x}</option>`).join("")}</select>`
+    : allowed.kind === "up_to" ? `<input name="extra${s.seat}" type="number" min="0" max="${allowed.max}" step="${allowed.step}" value="${extra ?? ""}">` : "—";
+  const codes = d.penalties.filter((p) => admits(p.when, s.outcome));
+  const penInput = `<select name="penalty${s.seat}"><option value="">${esc(tr("post.none"))}</option>${codes.map((p) => `<option value="${esc(p.code)}"${p.code === pen ? " selected" : ""}>${esc(p.code)} (${p.points})</option>`).join("")}</select>`;
+  return `<tr data-seat="${s.seat}"><td>${s.seat}</td><td>${esc(s.nickname)}</td><td>${esc(tr("post." + s.outcome))}</td><td>${extraInput}</td><td>${penInput}</td></tr>`;
+}
+// Below the game's summary.
+function postAnchor() { return app.querySelector("#result") || app.querySelector("#prompt-box"); }
+function renderPost(v) {
+  const old = app.querySelector("#post");
+  if (!v || !v.result || !S.scoring) { if (old) old.remove(); return; }
+  if (!S.post) { S.post = { loading: true }; loadPost(); return; }
+  if (S.post.none || S.post.loading) return;
+  if (S.post.waiting) {
+    if (!old) postAnchor().insertAdjacentHTML("afterend", `<section id="post" class="card"><p class="meta">${esc(tr("post.waiting"))}</p></section>`);
+    return;
+  }
+  if (old && old.dataset.version === String(S.post.data.version)) { showPostOutcome(old); return; }
+  if (old) old.remove();
+  const d = S.post.data;
+  const bm = d.best_move ? `<label>${esc(tr("post.bestMove"))} <select name="best_move"><option value="confirmed">${esc(tr("post.confirmed"))}</option>
+    <option value="denied"${d.inputs && d.inputs.best_move === "denied" ? " selected" : ""}>${esc(tr("post.denied"))}</option></select></label>` : "";
+  const html = `<form id="post" class="card post" data-version="${d.version}"><h2>${esc(tr("post.title"))}</h2>
+    <table class="seating"><tr><th>${esc(tr("seat"))}</th><th>${esc(tr("nickname"))}</th><th></th><th>${esc(tr("post.extra"))}</th><th>${esc(tr("post.penalty"))}</th></tr>
+    ${d.seats.map((s) => postRow(d, s)).join("")}</table>${bm}
+    <button type="submit">${esc(tr("post.send"))}</button><div id="post-outcome"></div></form>`;
+  postAnchor().insertAdjacentHTML("afterend", html);
+  const form = app.querySelector("#post");
+  form.onsubmit = (ev) => { ev.preventDefault(); sendPost(new FormData(form)); };
+  showPostOutcome(form);
+}
+function showPostOutcome(form) {
+  const box = form.querySelector("#post-outcome");
+  if (!box) return;
+  const o = S.post.outcome;
+  box.className = o && o.error ? "violation" : "note";
+  box.textContent = !o ? "" : o.error ? o.error : [tr("post.saved", o.version), o.pending.length ? tr("post.pending", o.pending.map((p) => p.item).join(", ")) : ""].filter(Boolean).join(" ");
+  form.dataset.outcome = !o ? "" : o.error ? "refused" : "saved";
+}
+// The form as `SubmitJudgeInputs`: one extra and one penalty per seat.
+export function inputsFrom(form) {
+  const extras = [], penalties = [];
+  for (let seat = 1; seat <= 10; seat++) {
+    const x = String(form.get("extra" + seat) || "").trim();
+    if (x) extras.push({ seat, points: Number(x) });
+    const code = String(form.get("penalty" + seat) || "");
+    if (code) penalties.push({ seat, code });
+  }
+  return { extras, penalties, best_move: String(form.get("best_move") || "confirmed") };
+}
+async function sendPost(form) {
+  const d = S.post.data;
+  const command = { type: "submit_judge_inputs", game: d.game, inputs: inputsFrom(form) };
+  try {
+    const r = await unary("Scoring/Command", "mafia.v1.CommandRequest", { tournament: d.game.split(".")[0], command_json: JSON.stringify(command) }, "mafia.v1.CommandReply");
+    const pending = r.events_json.map((e) => JSON.parse(e)).flatMap((e) => e.pending || []);
+    S.post.outcome = { version: String(r.version), pending };
+  } catch (e) {
+    S.post.outcome = { error: e instanceof GrpcError ? e.message : tr("unavailable") };
+  }
+  showPostOutcome(app.querySelector("#post"));
 }
 
 document.getElementById("lang").onclick = () => {

@@ -50,6 +50,14 @@ export const SCHEMA = {
     [22, "undo", "message", "mafia.v1.NoArgs", false, "kind", false],
     [23, "start_shooting", "message", "mafia.v1.NoArgs", false, "kind", false],
   ],
+  "mafia.v1.CommandReply": [
+    [1, "version", "uint64", null, false, null, false],
+    [2, "events_json", "string", null, true, null, false],
+  ],
+  "mafia.v1.CommandRequest": [
+    [1, "tournament", "string", null, false, null, false],
+    [2, "command_json", "string", null, false, null, false],
+  ],
   "mafia.v1.DealCards": [
     [1, "roles", "string", null, true, null, false],
   ],

@@ -73,6 +73,7 @@ async fn main() {
         "console_first_load_content: {} bytes",
         mafia_gateway::console::first_load_bytes(&mafia_gateway::ConsoleConfig {
             referee_url: Some(format!("http://{}", stack.referee_addr)),
+            scoring_url: None,
         })
     );
 }

@@ -51,6 +51,9 @@ pub struct ConsoleConfig {
     /// The referee's gRPC-web base URL as the judge's browser reaches it,
     /// e.g. `http://10.0.0.2:50051`; `None`: the judge types it in.
     pub referee_url: Option<String>,
+    /// The scoring service's gRPC-web base URL, where the console sends a
+    /// tournament game's post-game inputs; `None`: the console offers none.
+    pub scoring_url: Option<String>,
 }
 
 /// What every handler shares.
@@ -93,6 +96,14 @@ impl ApiError {
 
     pub fn forbidden(why: String) -> ApiError {
         ApiError(StatusCode::FORBIDDEN, why)
+    }
+
+    pub fn not_found(why: String) -> ApiError {
+        ApiError(StatusCode::NOT_FOUND, why)
+    }
+
+    pub fn conflict(why: String) -> ApiError {
+        ApiError(StatusCode::CONFLICT, why)
     }
 }
 

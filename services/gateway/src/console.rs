@@ -4,8 +4,12 @@
 //! judge. The console itself talks gRPC-web to the referee (which alone
 //! checks and stores commands); the gateway only tells the page where the
 //! referee's gRPC-web endpoint is (`ConsoleConfig`), written into the page.
+//! After a game of a tournament, the page also reads what the scheme lets
+//! the judge give (`/judge-console/api/inputs/{game}`, from the tournament
+//! the gateway folds) and sends the judge's inputs to the scoring service,
+//! which alone checks and stores them, over gRPC-web too.
 
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -36,18 +40,28 @@ pub const CONSOLE_ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The placeholder in `console.html` replaced by the referee's URL.
+/// The placeholders in `console.html` replaced by the services' URLs.
 const REFEREE_SLOT: &str = "{{REFEREE_URL}}";
+const SCORING_SLOT: &str = "{{SCORING_URL}}";
 
-/// The page as served: the referee's URL written in (attribute-escaped).
-pub fn page(config: &ConsoleConfig) -> String {
-    let url = config.referee_url.as_deref().unwrap_or("");
-    let escaped = url
-        .replace('&', "&amp;")
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    PAGE.replace(REFEREE_SLOT, &escaped)
+        .replace('>', "&gt;")
+}
+
+/// The page as served: the referee's and the scoring service's URLs
+/// written in (attribute-escaped).
+pub fn page(config: &ConsoleConfig) -> String {
+    PAGE.replace(
+        REFEREE_SLOT,
+        &attribute(config.referee_url.as_deref().unwrap_or("")),
+    )
+    .replace(
+        SCORING_SLOT,
+        &attribute(config.scoring_url.as_deref().unwrap_or("")),
+    )
 }
 
 /// Bytes of the console's first load: its page, script, codec and style.
@@ -59,6 +73,7 @@ pub fn routes() -> Router<AppState> {
     crate::assets::embedded(CONSOLE_ASSETS)
         .route("/judge-console", get(console_page))
         .route("/judge-console/api/games", get(console_games))
+        .route("/judge-console/api/inputs/{game}", get(console_inputs))
 }
 
 async fn console_page(State(state): State<AppState>) -> Response {
@@ -80,12 +95,7 @@ async fn console_games(
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let caller = authorize(&state, q.token.as_deref(), &headers)?;
-    if !matches!(caller.role(), Some(Role::ChiefJudge | Role::TableJudge)) {
-        return Err(ApiError::forbidden(
-            "the judge console takes a table judge's or the chief judge's token".into(),
-        ));
-    }
+    let caller = judge_caller(&state, q.token.as_deref(), &headers)?;
     let games: Vec<serde_json::Value> = state
         .hub
         .games()
@@ -99,6 +109,7 @@ async fn console_games(
             json!({"info": g, "over": over})
         })
         .collect();
+    let assigned = assigned_games(&state, &caller);
     let scope: Vec<String> = match &caller {
         mafia_access::Caller::Known(g) => g.games.iter().map(ToString::to_string).collect(),
         mafia_access::Caller::Public => Vec::new(),
@@ -108,5 +119,129 @@ async fn console_games(
         "holder": caller.holder(),
         "scope": scope,
         "games": games,
+        "assigned": assigned,
+    })))
+}
+
+/// The tournament games assigned to the caller (a table judge: the games
+/// bound to him, as his token names him, within his scope; the chief
+/// judge: every game in his scope), in game order, with whether the
+/// referee has opened each (the organiser opens a round's games) and
+/// whether its result is recorded.
+fn assigned_games(state: &AppState, caller: &mafia_access::Caller) -> Vec<serde_json::Value> {
+    let chief = matches!(caller.role(), Some(Role::ChiefJudge));
+    let mut out = Vec::new();
+    for id in state.standings.tournaments() {
+        let Some(snap) = state.standings.get(&id) else {
+            continue;
+        };
+        let t = &snap.tournament;
+        for (game, entry) in &t.games {
+            let his = chief
+                || entry
+                    .judge
+                    .as_ref()
+                    .is_some_and(|j| Some(j.as_str()) == caller.holder());
+            if !his || entry.annulled || caller.may_judge(game).is_err() {
+                continue;
+            }
+            out.push(json!({
+                "game_id": game,
+                "tournament": t.name,
+                "table": game.table,
+                "judge": entry.judge,
+                "opened": state.hub.has_game(game),
+                "scored": entry.result.is_some(),
+            }));
+        }
+    }
+    out
+}
+
+/// A judge's token (table or chief); others 403, a bad token 401.
+fn judge_caller(
+    state: &AppState,
+    token: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<mafia_access::Caller, ApiError> {
+    let caller = authorize(state, token, headers)?;
+    if !matches!(caller.role(), Some(Role::ChiefJudge | Role::TableJudge)) {
+        return Err(ApiError::forbidden(
+            "the judge console takes a table judge's or the chief judge's token".into(),
+        ));
+    }
+    Ok(caller)
+}
+
+/// What the judge of a finished tournament game may give after it (the
+/// scheme's extra points for each result, its penalty codes, whether the
+/// record has a best move to confirm), each seat's player, team and
+/// result, and what is stored so far: the form the console shows once the
+/// game is over. 404 for a game of no tournament the gateway follows, and
+/// 409 while its result is not recorded yet (the scoring service records it
+/// when the game ends; the console asks again).
+async fn console_inputs(
+    State(state): State<AppState>,
+    Path(game): Path<String>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let caller = judge_caller(&state, q.token.as_deref(), &headers)?;
+    let id: mafia_record::GameId = game
+        .parse()
+        .map_err(|e| ApiError::bad_request(format!("game {game:?}: {e}")))?;
+    caller
+        .may_judge(&id)
+        .map_err(|e| ApiError::forbidden(e.to_string()))?;
+    let snap = state
+        .standings
+        .get(&id.tournament)
+        .ok_or_else(|| ApiError::not_found(format!("no tournament {}", id.tournament)))?;
+    let t = &snap.tournament;
+    let entry = t.games.get(&id).ok_or_else(|| {
+        ApiError::not_found(format!("game {id} is not assigned in {}", id.tournament))
+    })?;
+    let recorded = entry
+        .result
+        .as_ref()
+        .ok_or_else(|| ApiError::conflict(format!("the result of {id} is not recorded yet")))?;
+    let winner = entry.winner().flatten();
+    let seats: Vec<serde_json::Value> = recorded
+        .facts
+        .seats
+        .iter()
+        .map(|s| {
+            let nickname = t
+                .players
+                .get(&s.player)
+                .map_or_else(|| s.player.to_string(), |r| r.player.nickname.clone());
+            json!({
+                "seat": s.seat,
+                "player": s.player,
+                "nickname": nickname,
+                "team": s.team(),
+                // An appeal's changed result is the one inputs are for.
+                "outcome": match winner {
+                    None => "draw",
+                    Some(w) if w == s.team() => "win",
+                    Some(_) => "loss",
+                },
+            })
+        })
+        .collect();
+    let inputs = entry.inputs.as_ref();
+    Ok(Json(json!({
+        "game": id,
+        "tournament": t.name,
+        "version": snap.version,
+        "judge": entry.judge,
+        "winner": winner,
+        "annulled": entry.annulled,
+        "best_move": recorded.facts.best_move.is_some(),
+        "seats": seats,
+        "extras": t.scheme.extras,
+        "penalties": t.scheme.judge_penalties,
+        "inputs": inputs.map(|i| &i.inputs),
+        "pending": inputs.map(|i| &i.pending),
     })))
 }

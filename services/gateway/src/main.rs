@@ -48,6 +48,12 @@ struct Args {
     /// gateway's origin (`MAFIA_REFEREE_WEB_ORIGINS`).
     #[arg(long, env = "MAFIA_CONSOLE_REFEREE_URL")]
     console_referee_url: Option<String>,
+    /// The scoring service's gRPC-web URL as judges' browsers reach it: the
+    /// console sends a tournament game's post-game inputs there; the
+    /// scoring service must admit this gateway's origin
+    /// (`MAFIA_SCORING_WEB_ORIGINS`).
+    #[arg(long, env = "MAFIA_CONSOLE_SCORING_URL")]
+    console_scoring_url: Option<String>,
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
@@ -151,6 +157,7 @@ async fn main() -> anyhow::Result<()> {
     println!("judge console: http://{addr}/judge-console");
     let mut state = app_state(hub.clone(), tokens, ServerConfig::default());
     state.console.referee_url = args.console_referee_url.clone();
+    state.console.scoring_url = args.console_scoring_url.clone();
     if !args.metrics_listen.is_empty() {
         let m = tokio::net::TcpListener::bind(&args.metrics_listen)
             .await

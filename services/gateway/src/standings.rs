@@ -205,9 +205,10 @@ pub struct PendingApproval {
     pub item: Json<Value>,
 }
 
-/// An appeal not yet decided.
+/// An appeal (rfm §7, minsk2017 §8.6): who filed it, when, and, once the
+/// chief judge ruled, his decision.
 #[derive(SimpleObject)]
-pub struct OpenAppeal {
+pub struct Appeal {
     pub id: u32,
     pub game: String,
     pub player: Option<String>,
@@ -216,6 +217,46 @@ pub struct OpenAppeal {
     pub filed_by: String,
     /// Milliseconds since the Unix epoch.
     pub filed_at: i64,
+    /// `None` while the appeal waits for the chief judge.
+    pub decided: Option<AppealRuling>,
+}
+
+/// The chief judge's decision on an appeal.
+#[derive(SimpleObject)]
+pub struct AppealRuling {
+    /// `rejected`, `result_changed`, `points_corrected` or `replay`.
+    pub kind: String,
+    /// The decision as the scoring service's `DecideAppeal` takes it
+    /// (`mafia_tournament::AppealDecision`: the new winner, the corrections).
+    pub decision: Json<Value>,
+    pub reason: String,
+    pub by: String,
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+}
+
+impl From<&mafia_tournament::Appeal> for Appeal {
+    fn from(a: &mafia_tournament::Appeal) -> Appeal {
+        Appeal {
+            id: a.id,
+            game: a.game.to_string(),
+            player: a.player.as_ref().map(|p| p.to_string()),
+            event_seq: a.event_seq,
+            text: a.text.clone(),
+            filed_by: a.filed_by.to_string(),
+            filed_at: a.filed_at,
+            decided: a.decided.as_ref().map(|d| {
+                let decision = serde_json::to_value(&d.decision).unwrap_or_default();
+                AppealRuling {
+                    kind: decision["kind"].as_str().unwrap_or_default().to_owned(),
+                    decision: Json(decision),
+                    reason: d.reason.clone(),
+                    by: d.by.to_string(),
+                    at: d.at,
+                }
+            }),
+        }
+    }
 }
 
 fn caller<'a>(ctx: &'a Context<'_>) -> &'a Caller {
@@ -313,22 +354,21 @@ impl StandingsQuery {
     }
 
     /// Appeals not yet decided; the chief judge only.
-    async fn open_appeals(&self, ctx: &Context<'_>, tournament: String) -> Result<Vec<OpenAppeal>> {
+    async fn open_appeals(&self, ctx: &Context<'_>, tournament: String) -> Result<Vec<Appeal>> {
         let snap = chief_snapshot(ctx, &tournament)?;
         Ok(snap
             .tournament
             .open_appeals()
             .into_iter()
-            .map(|a| OpenAppeal {
-                id: a.id,
-                game: a.game.to_string(),
-                player: a.player.as_ref().map(|p| p.to_string()),
-                event_seq: a.event_seq,
-                text: a.text.clone(),
-                filed_by: a.filed_by.to_string(),
-                filed_at: a.filed_at,
-            })
+            .map(Appeal::from)
             .collect())
+    }
+
+    /// Every appeal in the order filed, decided ones with their ruling: the
+    /// tournament's audit trail of appeals; the chief judge only.
+    async fn appeals(&self, ctx: &Context<'_>, tournament: String) -> Result<Vec<Appeal>> {
+        let snap = chief_snapshot(ctx, &tournament)?;
+        Ok(snap.tournament.appeals.values().map(Appeal::from).collect())
     }
 }
 

@@ -11,9 +11,9 @@ mod cup;
 use std::net::SocketAddr;
 
 use common::{connect, next_json, refused, Ws, BROADCAST, CHIEF};
-use cup::{empty_gateway, folded, gateway, http, score_round_3, write_cup};
+use cup::{empty_gateway, folded, gateway, http, run, score_round_3, write_cup};
 use futures::SinkExt;
-use mafia_tournament::{export, standings};
+use mafia_tournament::{export, standings, Actor, AppealDecision, TournamentCommand};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
@@ -126,6 +126,61 @@ async fn graphql_standings_give_rank_player_games_wins_by_role_and_the_points_sp
     )
     .await;
     assert_eq!(v["errors"][0]["message"], "no player p99 in cup");
+}
+
+/// An appeal filed and then rejected: open while it waits, then in
+/// `appeals` with the chief judge's ruling and no longer open; nobody but
+/// the chief judge reads either list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decided_appeal_is_read_back_with_its_ruling_by_the_chief_judge() {
+    let gw = gateway().await;
+    let (mut ws, _) = first_table(gw.addr, None).await;
+    let game: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
+    let ended = folded(&gw.log).await.games[&game]
+        .result
+        .as_ref()
+        .unwrap()
+        .ended_at;
+    let file = TournamentCommand::FileAppeal {
+        game: game.clone(),
+        player: None,
+        event_seq: Some(40),
+        text: "the vote was miscounted".into(),
+    };
+    run(&gw.log, &file, &Actor::Organiser, ended + 60_000).await;
+    next_json(&mut ws).await;
+    let q = "{ openAppeals(tournament: \"cup\") { id text decided { kind } } appeals(tournament: \"cup\") { id eventSeq decided { kind reason by at decision } } }";
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    assert_eq!(
+        v["data"]["openAppeals"],
+        json!([{ "id": 1, "text": "the vote was miscounted", "decided": null }]),
+        "{v}"
+    );
+    assert_eq!(v["data"]["appeals"][0]["decided"], Value::Null, "{v}");
+    let decide = TournamentCommand::DecideAppeal {
+        appeal: 1,
+        decision: AppealDecision::Rejected,
+        reason: "the count was checked on the video".into(),
+    };
+    run(&gw.log, &decide, &Actor::ChiefJudge, ended + 120_000).await;
+    next_json(&mut ws).await;
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    assert_eq!(v["data"]["openAppeals"], json!([]), "{v}");
+    assert_eq!(
+        v["data"]["appeals"],
+        json!([{ "id": 1, "eventSeq": 40, "decided": {
+            "kind": "rejected",
+            "reason": "the count was checked on the video",
+            "by": "the chief judge",
+            "at": ended + 120_000,
+            "decision": { "kind": "rejected" },
+        } }]),
+        "{v}"
+    );
+    for who in [None, Some(BROADCAST)] {
+        let v = gql(gw.addr, who, q).await;
+        assert!(v["data"].is_null(), "{who:?}: {v}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

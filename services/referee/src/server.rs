@@ -5,7 +5,6 @@ use crate::auth::Tokens;
 use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::service::{RefereeService, Shared};
-use axum::http::{HeaderName, HeaderValue, Method};
 use mafia_event_log::{EventLog, Fanout, FanoutConfig};
 use mafia_proto::v1::referee_server::RefereeServer;
 use std::net::SocketAddr;
@@ -14,9 +13,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use tower_http::cors::CorsLayer;
 
 /// How a referee runs. `Default` suits tests: no tokens, no TLS, no metrics.
 #[derive(Debug, Clone)]
@@ -74,8 +71,8 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
-    #[error("web origin {0:?} is not an origin (scheme://host[:port], or *)")]
-    WebOrigin(String),
+    #[error(transparent)]
+    WebOrigin(#[from] mafia_proto::web::BadOrigin),
 }
 
 /// A running referee. Call [`RunningReferee::shutdown`] to stop it cleanly.
@@ -158,7 +155,7 @@ pub async fn start(
     .max_decoding_message_size(opts.max_message_bytes)
     .max_encoding_message_size(opts.max_message_bytes.max(1024 * 1024));
 
-    let cors = web_cors(&opts.web_origins)?;
+    let cors = mafia_proto::web::cors(&opts.web_origins)?;
     // HTTP/1.1 as well as HTTP/2: browsers speak gRPC-web over either, and
     // GrpcWebLayer translates it for the services; native gRPC passes through.
     let mut builder = Server::builder().accept_http1(true);
@@ -173,16 +170,7 @@ pub async fn start(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(referee);
-    // tonic's `.tcp_nodelay(true)` applies only to listeners it binds: set
-    // it on every accepted socket, or each unary reply's trailer waits ~40 ms
-    // for Nagle.
-    let incoming = tokio_stream::StreamExt::map(TcpListenerStream::new(listener), |s| {
-        s.inspect(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::warn!(error = %e, "could not set TCP_NODELAY");
-            }
-        })
-    });
+    let incoming = mafia_proto::web::nodelay_incoming(listener);
     let mut stop = shutdown_rx.clone();
     let server = tokio::spawn(async move {
         let signal = async move {
@@ -203,50 +191,6 @@ pub async fn start(
         shared,
         tasks_done,
     })
-}
-
-/// CORS for gRPC-web callers from `origins`: the headers a gRPC-web call
-/// sends (the bearer token among them) and the trailers it must read.
-fn web_cors(origins: &[String]) -> Result<CorsLayer, ServeError> {
-    use tower_http::cors::AllowOrigin;
-    let allow = if origins.iter().any(|o| o == "*") {
-        AllowOrigin::any()
-    } else {
-        let list = origins
-            .iter()
-            .map(|o| {
-                let o = o.trim_end_matches('/');
-                match o.split_once("://") {
-                    Some(("http" | "https", host)) if !host.is_empty() && !host.contains('/') => {
-                        HeaderValue::from_str(o).map_err(|_| ServeError::WebOrigin(o.to_owned()))
-                    }
-                    _ => Err(ServeError::WebOrigin(o.to_owned())),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        AllowOrigin::list(list)
-    };
-    let names = |list: &[&'static str]| {
-        list.iter()
-            .map(|n| HeaderName::from_static(n))
-            .collect::<Vec<_>>()
-    };
-    Ok(CorsLayer::new()
-        .allow_origin(allow)
-        .allow_methods([Method::POST, Method::OPTIONS])
-        .allow_headers(names(&[
-            "authorization",
-            "content-type",
-            "x-grpc-web",
-            "x-user-agent",
-            "grpc-timeout",
-        ]))
-        .expose_headers(names(&[
-            "grpc-status",
-            "grpc-message",
-            "grpc-status-details-bin",
-        ]))
-        .max_age(Duration::from_secs(24 * 3600)))
 }
 
 impl RunningReferee {

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use clap::Parser;
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
-use mafia_scoring::{start_with, RefereeLink, Tokens};
+use mafia_scoring::{start_with_options, RefereeLink, ServeOptions, Tokens};
 use std::sync::Arc;
 
 /// The scoring service: tournaments stored in the event log, standings from
@@ -37,6 +37,11 @@ struct Args {
     /// The organiser token OpenRound presents to the referee.
     #[arg(long, env = "MAFIA_SCORING_REFEREE_TOKEN", hide_env_values = true)]
     referee_token: Option<String>,
+    /// Origins (comma-separated) whose pages may call over gRPC-web: the
+    /// gateway serving the judge console, which sends post-game inputs,
+    /// e.g. http://127.0.0.1:8080; * for any.
+    #[arg(long, env = "MAFIA_SCORING_WEB_ORIGINS", value_delimiter = ',')]
+    web_origins: Vec<String>,
     /// Token file (docs/config.md; crates/access).
     #[arg(long, env = mafia_access::ENV_TOKENS_FILE)]
     tokens_file: Option<std::path::PathBuf>,
@@ -84,7 +89,11 @@ async fn main() -> anyhow::Result<()> {
         (None, None) => None,
         _ => bail!("--referee-url and --referee-token go together"),
     };
-    let mut running = start_with(listener, log, tokens, referee).await?;
+    let opts = ServeOptions {
+        referee,
+        web_origins: args.web_origins,
+    };
+    let mut running = start_with_options(listener, log, tokens, opts).await?;
     if !args.metrics_listen.is_empty() {
         let m = tokio::net::TcpListener::bind(&args.metrics_listen)
             .await

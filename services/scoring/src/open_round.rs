@@ -33,8 +33,7 @@ pub fn headers(
     };
     let mut out = Vec::new();
     for (table, st) in &seated.tables {
-        let id = GameId::new(t.id.clone(), stage.clone(), round, *table, 1)
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let id = current_game(t, stage, round, *table)?;
         let players = st
             .seats
             .iter()
@@ -49,7 +48,7 @@ pub fn headers(
         let setup = Setup::new(
             rules.clone(),
             players,
-            Deal::Seed(deal_seed.wrapping_add(u64::from(*table))),
+            Deal::Seed(replay_deal_seed(deal_seed, *table, id.game)),
         )
         .map_err(|e| Status::failed_precondition(format!("table {table}: {e}")))?;
         let mut header = Header::for_setup(&setup, &id);
@@ -63,6 +62,26 @@ pub fn headers(
         out.push((id, header));
     }
     Ok(out)
+}
+
+/// The game a table plays now: its first, or after an appeal annulled a game
+/// for a replay (rfm §7.2), the one after the last annulled.
+fn current_game(t: &Tournament, stage: &StageId, round: u32, table: u32) -> Result<GameId, Status> {
+    let mut id = GameId::new(t.id.clone(), stage.clone(), round, table, 1)
+        .map_err(|e| Status::invalid_argument(e.to_string()))?;
+    while t.games.get(&id).is_some_and(|g| g.annulled) {
+        id.game += 1;
+    }
+    Ok(id)
+}
+
+/// Game 1 keeps the seed it always had (`deal_seed + table`), so records of
+/// rounds opened before replays existed still match; a replay gets a deal of
+/// its own, not the annulled game's cards again.
+fn replay_deal_seed(deal_seed: u64, table: u32, game: u32) -> u64 {
+    deal_seed
+        .wrapping_add(u64::from(table))
+        .wrapping_add(u64::from(game - 1) << 32)
 }
 
 /// Opens each game on the referee (idempotent there for the same header).

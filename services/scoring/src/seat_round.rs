@@ -3,7 +3,7 @@
 //! balanced schedule, and the same seed seats the same stage again.
 
 use mafia_record::StageId;
-use mafia_seating::{Metrics, SeatingInput};
+use mafia_seating::{Metrics, PairPolicy, SeatingInput};
 use mafia_tournament::{JudgeId, PlayerId, SeatedTable, Tournament, TournamentCommand};
 use tonic::Status;
 
@@ -14,6 +14,7 @@ pub fn command(
     stage: &StageId,
     round: u32,
     seed: u64,
+    policies: Vec<PairPolicy>,
 ) -> Result<(TournamentCommand, Metrics), Status> {
     let s = t
         .stages
@@ -42,8 +43,19 @@ pub fn command(
             p
         })
         .collect();
+    for p in &policies {
+        for id in [&p.a, &p.b] {
+            if !t.players.contains_key(&PlayerId::new(id.as_str())) {
+                return Err(Status::failed_precondition(format!(
+                    "the {} policy names {id}, who is not registered",
+                    p.kind
+                )));
+            }
+        }
+    }
     let mut input = SeatingInput::new(players, s.tables as usize, s.rounds as usize);
     input.judges = t.judges.keys().map(|j| j.as_str().to_string()).collect();
+    input.policies = policies;
     let seating = mafia_seating::seat(&input, seed)
         .map_err(|e| Status::failed_precondition(format!("seating stage {stage}: {e}")))?;
     let metrics = Metrics::compute(&input, &seating)

@@ -38,6 +38,35 @@ pub async fn start_with(
     tokens: Tokens,
     referee: Option<crate::RefereeLink>,
 ) -> std::io::Result<Running> {
+    let opts = ServeOptions {
+        referee,
+        ..ServeOptions::default()
+    };
+    start_with_options(listener, log, tokens, opts).await
+}
+
+/// What the service needs beyond its log and tokens.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// Where OpenRound opens games; `None`: OpenRound is refused.
+    pub referee: Option<crate::RefereeLink>,
+    /// Origins whose pages may call the service over gRPC-web (the judge
+    /// console sends post-game inputs), e.g. `http://10.0.0.2:8080`, or `*`.
+    pub web_origins: Vec<String>,
+}
+
+pub async fn start_with_options(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+    opts: ServeOptions,
+) -> std::io::Result<Running> {
+    let ServeOptions {
+        referee,
+        web_origins,
+    } = opts;
+    let cors = mafia_proto::web::cors(&web_origins)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let addr = listener.local_addr()?;
     let store = Arc::new(Store::new(log));
     let svc = ScoringService {
@@ -51,15 +80,16 @@ pub async fn start_with(
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<ScoringServer<ScoringService>>().await;
     let task = tokio::spawn(
+        // HTTP/1.1 too: browsers speak gRPC-web over either.
         tonic::transport::Server::builder()
+            .accept_http1(true)
+            .layer(cors)
+            .layer(tonic_web::GrpcWebLayer::new())
             .add_service(health_service)
             .add_service(ScoringServer::new(svc))
-            .serve_with_incoming_shutdown(
-                tokio_stream::wrappers::TcpListenerStream::new(listener),
-                async {
-                    let _ = stopped.await;
-                },
-            ),
+            .serve_with_incoming_shutdown(mafia_proto::web::nodelay_incoming(listener), async {
+                let _ = stopped.await;
+            }),
     );
     let (stop_follower, follower_stopped) = oneshot::channel::<()>();
     let (progress_tx, progress) = tokio::sync::watch::channel(Progress::default());

@@ -121,13 +121,18 @@ impl ScoringService {
             .stage
             .parse()
             .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let policies: Vec<mafia_seating::PairPolicy> = match r.policies_json.trim() {
+            "" => Vec::new(),
+            json => serde_json::from_str(json)
+                .map_err(|e| Status::invalid_argument(format!("policies_json: {e}")))?,
+        };
         let h = self.store.get(&id).await.map_err(status)?;
         let (cmd, metrics) = {
             let held = h.lock().await;
             // Who may comes before what the state allows.
             let probe = TournamentCommand::PublishStandings;
             actor_for(&caller, &held.tournament, &probe)?;
-            crate::seat_round::command(&held.tournament, &stage, r.round, r.seed)?
+            crate::seat_round::command(&held.tournament, &stage, r.round, r.seed, policies)?
         };
         let reply = self.run(&caller, &id, cmd).await?;
         Ok(SeatRoundReply {

@@ -621,6 +621,7 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
     assert_eq!(seated, expected);
     assert_eq!(header.seats[0].nickname, "Player 11");
+    a_replay_decided_on_appeal_opens_the_tables_next_game(&mut c, &log, open("org-token")).await;
     running.shutdown().await;
 
     // Without a referee link the round cannot open.
@@ -629,6 +630,68 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     assert_eq!(e.code(), Code::FailedPrecondition);
     running.shutdown().await;
     referee.shutdown().await;
+}
+
+/// rfm §7.2: an appeal decided as a replay annuls table 1's game; OpenRound
+/// then opens g2 there (same seats, a deal of its own) and leaves table 2's
+/// game as it was; a second game at a table with no replay due is refused.
+async fn a_replay_decided_on_appeal_opens_the_tables_next_game(
+    c: &mut ScoringClient<Channel>,
+    log: &Arc<dyn EventLog>,
+    open: Request<mafia_proto::v1::OpenRoundRequest>,
+) {
+    let replay = |table: u32| GameId {
+        game: 2,
+        ..game(table)
+    };
+    let v = summary(c).await.version;
+    let early = TournamentCommand::AssignGame {
+        game: replay(2),
+        judge: None,
+    };
+    let e = command(c, "org-token", &early).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("rfm §7.2"), "{e:?}");
+    assert_eq!(summary(c).await.version, v, "nothing stored");
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: facts(1, Team::Red),
+        ended_at: now_ms() - 1_000,
+    };
+    command(c, "org-token", &rec).await.unwrap();
+    let file = TournamentCommand::FileAppeal {
+        game: game(1),
+        player: None,
+        event_seq: None,
+        text: "the lights went out during the night".into(),
+    };
+    command(c, "org-token", &file).await.unwrap();
+    let decide = TournamentCommand::DecideAppeal {
+        appeal: 1,
+        decision: mafia_tournament::AppealDecision::Replay,
+        reason: "the night could not be played as the rules say".into(),
+    };
+    command(c, "chief-token", &decide).await.unwrap();
+    let reply = c.open_round(open).await.unwrap().into_inner();
+    assert_eq!(
+        reply.game_ids,
+        vec![replay(1).to_string(), game(2).to_string()]
+    );
+    let header = |id: GameId| {
+        let log = log.clone();
+        async move {
+            let bytes = log.header(&id.to_string()).await.unwrap().unwrap();
+            serde_json::from_slice::<mafia_record::Header>(&bytes).unwrap()
+        }
+    };
+    let (first, again) = (header(game(1)).await, header(replay(1)).await);
+    let players = |h: &mafia_record::Header| -> Vec<String> {
+        h.seats.iter().map(|s| s.player_id.clone()).collect()
+    };
+    assert_eq!(players(&again), players(&first), "the same seats");
+    assert_eq!(again.game, 2);
+    assert_ne!(again.deal, first.deal, "a deal of its own");
+    assert!(summary(c).await.games >= 3, "the replay is assigned");
 }
 
 #[tokio::test]
@@ -707,6 +770,15 @@ async fn redis_a_game_that_ended_before_it_was_assigned_counts_once_assigned() {
 }
 
 fn seat_request(token: &str, round: u32, seed: u64) -> Request<mafia_proto::v1::SeatRoundRequest> {
+    seat_request_with(token, round, seed, "")
+}
+
+fn seat_request_with(
+    token: &str,
+    round: u32,
+    seed: u64,
+    policies_json: &str,
+) -> Request<mafia_proto::v1::SeatRoundRequest> {
     with_token(
         token,
         mafia_proto::v1::SeatRoundRequest {
@@ -714,8 +786,63 @@ fn seat_request(token: &str, round: u32, seed: u64) -> Request<mafia_proto::v1::
             stage: "main".into(),
             round,
             seed,
+            policies_json: policies_json.into(),
         },
     )
+}
+
+/// SeatRound honours the organiser's pair policies: a `separate` pair never
+/// shares a table in any round; a policy naming someone not registered, or
+/// malformed, is refused and stores nothing.
+#[tokio::test]
+async fn a_separate_pair_given_to_seat_round_never_shares_a_table() {
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log).await;
+    register(&mut c).await;
+    let version = summary(&mut c).await.version;
+    let e = c
+        .seat_round(seat_request_with(
+            "org-token",
+            1,
+            7,
+            "[{\"kind\":\"separate\"}",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    let stranger = r#"[{"kind":"separate","a":"p01","b":"p99"}]"#;
+    let e = c
+        .seat_round(seat_request_with("org-token", 1, 7, stranger))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("p99"), "{e:?}");
+    assert_eq!(summary(&mut c).await.version, version, "nothing stored");
+    let policies =
+        r#"[{"kind":"separate","a":"p01","b":"p02"},{"kind":"separate","a":"p03","b":"p04"}]"#;
+    for round in 1..=3 {
+        let r = c
+            .seat_round(seat_request_with("org-token", round, 7, policies))
+            .await
+            .unwrap()
+            .into_inner();
+        let e: serde_json::Value = serde_json::from_str(&r.events_json[0]).unwrap();
+        for t in e["tables"].as_array().unwrap() {
+            let seats: Vec<&str> = t["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            for (a, b) in [("p01", "p02"), ("p03", "p04")] {
+                assert!(
+                    !(seats.contains(&a) && seats.contains(&b)),
+                    "round {round}: {a} and {b} at one table: {seats:?}"
+                );
+            }
+        }
+    }
+    running.shutdown().await;
 }
 
 /// SeatRound runs the seating generator over the roster: every round seats

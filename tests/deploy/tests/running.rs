@@ -652,6 +652,20 @@ fn the_balancer_carries_grpc_grpc_web_and_websockets_to_the_services() {
         head.contains("grpc-status: 16"),
         "UNAUTHENTICATED from the referee: {head}"
     );
+    // And its post-game inputs to the scoring service, which answers in
+    // gRPC-web (an empty command is refused: any status will do, it is the
+    // service's, nginx sets none).
+    let (status, head, body) = request(
+        &lb.http,
+        "POST /mafia.v1.Scoring/Command HTTP/1.1\r\ncontent-type: application/grpc-web+proto\r\nx-grpc-web: 1\r\n",
+        &[0, 0, 0, 0, 0],
+    );
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.contains("content-type: application/grpc-web")
+            && (head.contains("grpc-status: ") || body.contains("grpc-status:")),
+        "no gRPC status from the scoring service: {head}{body:?}"
+    );
 
     // gRPC over HTTP/2 to the referees and the scoring service.
     if let Some(ok) = grpc_health(&lb.referee, "mafia.v1.Referee") {

@@ -203,6 +203,7 @@ async fn seat_and_open(c: &mut ScoringClient<Channel>, round: u32) -> Vec<GameId
             stage: "main".into(),
             round,
             seed: 2026,
+            policies_json: String::new(),
         },
     ))
     .await

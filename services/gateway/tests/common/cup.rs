@@ -116,9 +116,14 @@ pub async fn score_round_3(log: &Arc<dyn EventLog>) -> u64 {
         facts,
         ended_at: 1_780_000_900_000,
     };
-    let events: Vec<TournamentEvent> = t
-        .command(&cmd, &Actor::Organiser, 1_780_000_900_000)
-        .unwrap();
+    run(log, &cmd, &Actor::Organiser, 1_780_000_900_000).await
+}
+
+/// Runs one command on the stored tournament as the scoring service would:
+/// decided on the folded state, its events appended; the new version.
+pub async fn run(log: &Arc<dyn EventLog>, cmd: &TournamentCommand, by: &Actor, at: i64) -> u64 {
+    let t = folded(log).await;
+    let events: Vec<TournamentEvent> = t.command(cmd, by, at).unwrap();
     let last = log.last_seq("tournament.cup").await.unwrap();
     let payloads: Vec<Bytes> = events
         .iter()

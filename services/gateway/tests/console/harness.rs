@@ -24,13 +24,15 @@ pub const CHIEF: &str = "console-chief-token";
 pub const T3: &str = "console-table-3-token";
 pub const T4: &str = "console-table-4-token";
 pub const BROADCAST: &str = "console-broadcast-token";
+pub const ORGANISER: &str = "console-organiser-token";
 
 pub fn tokens_json() -> String {
     format!(
         r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
         {{"role":"table_judge","token":"{T3}","games":["cup.*.*.t3.*"],"name":"j3"}},
         {{"role":"table_judge","token":"{T4}","games":["cup.*.*.t4.*"],"name":"j4"}},
-        {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
+        {{"role":"broadcast","token":"{BROADCAST}"}},
+        {{"role":"organiser","token":"{ORGANISER}"}}]}}"#
     )
 }
 
@@ -46,11 +48,23 @@ pub struct Stack {
     pub gateway: SocketAddr,
     pub referee_addr: SocketAddr,
     pub referee: Option<RunningReferee>,
+    /// The scoring service, on the same log, when the stack has one.
+    pub scoring: Option<mafia_scoring::Running>,
     _dir: tempfile::TempDir,
 }
 
 impl Stack {
     pub async fn start() -> Stack {
+        Self::start_inner(false).await
+    }
+
+    /// With the scoring service too, admitting the console's origin, and
+    /// the gateway folding its tournaments: what post-game inputs need.
+    pub async fn start_with_scoring() -> Stack {
+        Self::start_inner(true).await
+    }
+
+    async fn start_inner(with_scoring: bool) -> Stack {
         let dir = tempfile::tempdir().unwrap();
         let log: Arc<dyn EventLog> = Arc::new(
             EmbeddedLog::open(dir.path().join("events.redb"))
@@ -69,12 +83,36 @@ impl Stack {
             ServerConfig::default(),
         );
         state.console.referee_url = Some(format!("http://{referee_addr}"));
+        let scoring = if with_scoring {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let running = mafia_scoring::start_with_options(
+                listener,
+                log.clone(),
+                Tokens::from_json(&tokens_json()).unwrap(),
+                mafia_scoring::ServeOptions {
+                    referee: None,
+                    web_origins: vec![format!("http://{gateway}")],
+                },
+            )
+            .await
+            .unwrap();
+            state.console.scoring_url = Some(format!("http://{}", running.addr));
+            tokio::spawn(mafia_gateway::board::follow(
+                state.standings.clone(),
+                log.clone(),
+                std::future::pending(),
+            ));
+            Some(running)
+        } else {
+            None
+        };
         tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
         Stack {
             log,
             gateway,
             referee_addr,
             referee: Some(referee),
+            scoring,
             _dir: dir,
         }
     }
@@ -106,6 +144,21 @@ impl Stack {
             .await
             .unwrap();
         self.referee = Some(Self::referee(listener, &self.log, self.gateway).await);
+    }
+
+    /// GET `path` on the gateway with `token`: the status and the body.
+    pub async fn get(&self, path: &str, token: &str) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(self.gateway).await.unwrap();
+        let req = format!(
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        let status = out[9..12].parse().unwrap();
+        let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (status, body.to_owned())
     }
 
     pub fn console(&self, query: &str) -> String {

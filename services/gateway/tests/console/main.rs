@@ -361,6 +361,223 @@ async fn bad_input_is_refused_clearly_and_changes_nothing() {
 fn the_consoles_first_load_fits_in_300_kib() {
     let bytes = mafia_gateway::console::first_load_bytes(&mafia_gateway::ConsoleConfig {
         referee_url: Some("http://127.0.0.1:50051".into()),
+        scoring_url: Some("http://127.0.0.1:50053".into()),
     });
     assert!(bytes <= 300 * 1024, "{bytes} bytes");
+}
+
+/// A tournament's game judged in the console: the judge's list shows it as
+/// assigned to him (and not to another table's judge); once it is over and the
+/// scoring service has its result, the console shows the post-game form
+/// with what the scheme allows each seat; extras for more players than rfm
+/// §6.4.6 allows are refused with the clause and nothing is stored; a valid input is
+/// stored and the standings count it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn post_game_inputs_go_from_the_console_to_the_scoring_service() {
+    use mafia_proto::v1::scoring_client::ScoringClient;
+    use mafia_record::{GameId, StageId, TournamentId};
+    use mafia_tournament::{
+        Coefficient, Judge, JudgeId, Player, PlayerId, Scheme, SeatedTable, Stage,
+        TournamentCommand, TournamentSpec,
+    };
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start_with_scoring().await;
+    let addr = stack.scoring.as_ref().unwrap().addr;
+    let mut c = ScoringClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
+        let mut r = tonic::Request::new(msg);
+        r.metadata_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+        r
+    }
+    let spec = TournamentSpec {
+        id: TournamentId::new("cup").unwrap(),
+        name: "Cup".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    };
+    c.create_tournament(authed(
+        ORGANISER,
+        mafia_proto::v1::CreateTournamentRequest {
+            spec_json: serde_json::to_string(&spec).unwrap(),
+        },
+    ))
+    .await
+    .unwrap();
+    // The console's form makes "player-3" of "Player 3".
+    let ids: Vec<PlayerId> = (1..=10)
+        .map(|n| PlayerId::new(format!("player-{n}")))
+        .collect();
+    let game: GameId = "cup.main.r1.t3.g1".parse().unwrap();
+    let mut cmds = vec![
+        TournamentCommand::AddJudge {
+            judge: Judge {
+                id: JudgeId::new("j3"),
+                name: "j3".into(),
+            },
+        },
+        TournamentCommand::AddStage {
+            stage: Stage {
+                id: StageId::new("main").unwrap(),
+                name: "Main".into(),
+                rounds: 1,
+                tables: 3,
+                coefficient: Coefficient::ONE,
+            },
+        },
+    ];
+    for (n, id) in ids.iter().enumerate() {
+        cmds.push(TournamentCommand::RegisterPlayer {
+            player: Player {
+                id: id.clone(),
+                nickname: format!("Player {}", n + 1),
+                club: None,
+                photo_url: None,
+            },
+        });
+    }
+    cmds.push(TournamentCommand::SeatRound {
+        stage: StageId::new("main").unwrap(),
+        round: 1,
+        tables: vec![SeatedTable {
+            table: 3,
+            seats: ids.clone(),
+            judge: Some(JudgeId::new("j3")),
+        }],
+    });
+    cmds.push(TournamentCommand::AssignGame {
+        game: game.clone(),
+        judge: None,
+    });
+    for cmd in &cmds {
+        c.command(authed(
+            ORGANISER,
+            mafia_proto::v1::CommandRequest {
+                tournament: "cup".into(),
+                command_json: serde_json::to_string(cmd).unwrap(),
+            },
+        ))
+        .await
+        .unwrap();
+    }
+
+    // A game with a winner: rfm gives no extras in a draw (§4.7.1).
+    let sim = (40..)
+        .map(|seed| sim(RuleSetId::Rfm, seed))
+        .find(|s| s.game.result().is_some_and(|r| r.winner.is_some()))
+        .unwrap();
+    // The game is the judge's in the tournament once the gateway has folded
+    // it; the other table judge's list does not show it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (status, body) = stack.get("/judge-console/api/games", T3).await;
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if v["assigned"].as_array().is_some_and(|a| !a.is_empty()) {
+            assert_eq!(v["assigned"][0]["game_id"], game.to_string(), "{v}");
+            assert_eq!(v["assigned"][0]["opened"], false, "{v}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never assigned: {v}");
+        tokio::task::yield_now().await;
+    }
+    let (_, other) = stack.get("/judge-console/api/games", T4).await;
+    assert!(!other.contains("cup.main.r1.t3.g1"), "{other}");
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    page.wait("document.querySelector('#assigned .waiting[data-game=\"cup.main.r1.t3.g1\"]')")
+        .await;
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &nicknames(), &cards_of(&sim)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    let (mut g, _) = Game::new(sim.setup.clone(), 0);
+    type_commands(
+        &page,
+        &mut g,
+        &sim.commands,
+        0..sim.commands.len(),
+        None,
+        true,
+    )
+    .await;
+    page.wait("document.body.dataset.over === 'true'").await;
+    // The form comes once the scoring service has recorded the result.
+    page.wait("document.querySelector('form#post')").await;
+    page.screenshot(&artifacts().join("post-game-form.png"))
+        .await;
+    let outcomes = page
+        .eval("JSON.stringify(window.__console.post.data.seats.map((s) => s.outcome))")
+        .await;
+    let outcomes: Vec<String> = serde_json::from_str(outcomes.as_str().unwrap()).unwrap();
+    let winners: Vec<usize> = (0..10).filter(|&i| outcomes[i] == "win").collect();
+    let loser = (0..10).find(|&i| outcomes[i] == "loss").unwrap() + 1;
+    let fill = |values: &[(String, &str)]| {
+        let values = serde_json::to_string(values).unwrap();
+        format!(
+            r#"(() => {{ const f = document.querySelector('form#post');
+            for (const e of f.querySelectorAll('select')) if (e.name !== 'best_move') e.value = '';
+            for (const [name, v] of {values}) f.elements[name].value = v;
+            f.querySelector('button[type=submit]').click(); return true; }})()"#
+        )
+    };
+    // An extra point for all ten: more than rfm §6.4.6's eight, even with
+    // the chief judge's approval.
+    let everyone: Vec<(String, &str)> = (0..10)
+        .map(|i| {
+            let v = if outcomes[i] == "win" { "0.3" } else { "0.2" };
+            (format!("extra{}", i + 1), v)
+        })
+        .collect();
+    let before = stack.log.last_seq("tournament.cup").await.unwrap();
+    page.eval(&fill(&everyone)).await;
+    page.wait("document.querySelector('form#post').dataset.outcome === 'refused'")
+        .await;
+    let shown = page
+        .eval("document.querySelector('#post-outcome').textContent")
+        .await;
+    assert!(shown.as_str().unwrap().contains("6.4.6"), "{shown}");
+    page.screenshot(&artifacts().join("post-game-refused.png"))
+        .await;
+    assert_eq!(
+        stack.log.last_seq("tournament.cup").await.unwrap(),
+        before,
+        "nothing stored"
+    );
+    let w = winners[0] + 1;
+    let good = vec![
+        (format!("extra{w}"), "0.5"),
+        (format!("penalty{loser}"), "6.5.8-0.2"),
+    ];
+    page.eval(&fill(&good)).await;
+    page.wait("document.querySelector('form#post').dataset.outcome === 'saved'")
+        .await;
+    page.screenshot(&artifacts().join("post-game-saved.png"))
+        .await;
+    let standings = c
+        .get_standings(authed(
+            CHIEF,
+            mafia_proto::v1::TournamentRef {
+                tournament: "cup".into(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let table: serde_json::Value = serde_json::from_str(&standings.standings_json).unwrap();
+    let row = |n: usize| {
+        table["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player"] == format!("player-{n}"))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(w)["points"]["extra"], json!(0.5), "{table}");
+    assert_eq!(row(loser)["points"]["penalties"], json!(-0.2), "{table}");
 }
