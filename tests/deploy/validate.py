@@ -17,6 +17,7 @@ MAFIA_REQUIRE_DEPLOY_TOOLS=1, as in CI); the last line is the plain
 `N passed, N failed` that CI reads.
 """
 
+import atexit
 import json
 import os
 import re
@@ -65,6 +66,13 @@ def check(name, fn):
     else:
         passed.append(name)
         print(f"ok: {name}")
+
+
+def scratch(prefix):
+    """A temporary directory removed when the script ends."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 class Skip(Exception):
@@ -121,7 +129,7 @@ def listen_port(args, flag):
 def k8s_tree():
     """A copy of deploy/k8s with the files deploy/prepare.sh would make
     (tokens are never committed)."""
-    tmp = tempfile.mkdtemp(prefix="mafia-k8s-")
+    tmp = scratch("mafia-k8s-")
     tree = os.path.join(tmp, "k8s")
     shutil.copytree(os.path.join(DEPLOY, "k8s"), tree)
     with open(os.path.join(tree, "base", "tokens.json"), "w") as f:
@@ -245,7 +253,7 @@ def render_compose():
     out = run(
         [dc, "-f", os.path.join(DEPLOY, "compose.yaml"), "--profile", "demo", "--profile", "monitoring", "config"],
         env=env,
-        cwd=tempfile.mkdtemp(prefix="mafia-compose-"),
+        cwd=scratch("mafia-compose-"),
     )
     COMPOSE.update(yaml.safe_load(out))
     redis = COMPOSE["services"]["redis"]["command"]
@@ -294,7 +302,7 @@ def compose_flags(accepts):
 
 def nginx_config():
     nginx = tool("nginx", "apt-get install nginx-light")
-    tmp = tempfile.mkdtemp(prefix="mafia-nginx-")
+    tmp = scratch("mafia-nginx-")
     with open(os.path.join(DEPLOY, "nginx.conf")) as f:
         # The upstreams' names exist only on the compose network.
         conf = re.sub(r"server ([a-z0-9-]+):(\d+)", r"server 127.0.0.1:\2", f.read())
