@@ -18,19 +18,13 @@ fi
 # Job control: background children keep SIGINT (a non-interactive shell
 # would ignore it for them), so Ctrl-C can be forwarded for a clean stop.
 set -m
-token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
 # One token file for every service (docs/config.md), made once and kept
 # (the same file mafia-arena makes), so the printed URLs survive restarts.
-# Its scopes name no tournament: each run's demo tournament is new.
+. deploy/tokens.sh
 tokens_file=${MAFIA_TOKENS_FILE:-data/tokens.json}
-if [ ! -f "$tokens_file" ]; then
-  mkdir -p "$(dirname "$tokens_file")"
-  (umask 077; printf '{"tokens": [\n  {"role":"chief_judge","token":"%s"},\n  {"role":"broadcast","token":"%s"},\n  {"role":"table_judge","token":"%s","games":["*.*.*.t1.*"]},\n  {"role":"organiser","token":"%s"}\n]}\n' \
-    "$(token)" "$(token)" "$(token)" "$(token)" >"$tokens_file")
-fi
-# The first token of a role: one entry a line, "role" before "token".
-tok() { sed -n "s/.*\"role\": *\"$1\", *\"token\": *\"\([^\"]*\)\".*/\1/p" "$tokens_file" | head -n 1; }
-chief=$(tok chief_judge); broadcast=$(tok broadcast); judge=$(tok table_judge); organiser=$(tok organiser)
+make_tokens "$tokens_file"
+chief=$(tok chief_judge "$tokens_file"); broadcast=$(tok broadcast "$tokens_file")
+judge=$(tok table_judge "$tokens_file"); organiser=$(tok organiser "$tokens_file")
 export MAFIA_TOKENS_FILE=$tokens_file
 seed=$(date +%s)
 tournament="demo-$seed"

@@ -36,6 +36,7 @@ mod error;
 mod fanout;
 mod follow;
 mod position;
+mod lag;
 mod redis_batch;
 mod redis_conn;
 mod redis_feed;
@@ -59,6 +60,7 @@ pub use error::LogError;
 pub use fanout::{Fanout, FanoutConfig, GameFollowed, GameStream};
 pub use follow::{follow, follow_games, Event, FollowConfig, FollowStream, Followed, Source};
 pub use redis_conn::CLUSTER_SCHEME;
+pub use lag::FollowerLag;
 pub use redis_log::{RedisLog, RedisLogConfig};
 
 /// Longest accepted game id, in bytes.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use mafia_event_log::{follow_games, EventLog, FollowConfig, Followed};
+use mafia_event_log::{follow_games, EventLog, FollowConfig, Followed, FollowerLag};
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::Tournament;
@@ -28,6 +28,8 @@ type Slot = watch::Sender<Option<Snapshot>>;
 #[derive(Clone, Default)]
 pub struct Board {
     slots: Arc<Mutex<HashMap<TournamentId, Slot>>>,
+    /// How far [`follow`] is behind the feed (`crate::metrics`).
+    pub lag: Arc<FollowerLag>,
 }
 
 impl Board {
@@ -109,7 +111,10 @@ pub async fn follow(
         };
         for item in batch {
             let e = match item {
-                Ok(Followed::Event(e)) => e,
+                Ok(Followed::Event(e)) => {
+                    board.lag.advanced(&e.cursor);
+                    e
+                }
                 Ok(Followed::CaughtUp) => {
                     tracing::info!(tournaments = folding.len(), "standings caught up");
                     continue;

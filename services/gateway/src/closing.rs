@@ -30,6 +30,11 @@ impl Closing {
         self.open.track_future(connection)
     }
 
+    /// WebSocket connections open now.
+    pub fn open(&self) -> usize {
+        self.open.len()
+    }
+
     /// Resolves when the gateway starts shutting down.
     pub async fn started(&self) {
         self.signal.cancelled().await

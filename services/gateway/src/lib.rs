@@ -16,6 +16,7 @@ pub mod graphql;
 pub mod graphql_types;
 pub mod hub;
 pub mod messages;
+pub mod metrics;
 pub mod patch;
 pub mod server;
 pub mod shared;

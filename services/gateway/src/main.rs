@@ -16,6 +16,9 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "MAFIA_GATEWAY_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
+    /// Prometheus `/metrics` listen address; empty to disable.
+    #[arg(long, env = "MAFIA_GATEWAY_METRICS", default_value = "127.0.0.1:9465")]
+    metrics_listen: String,
     /// Follow this Redis event log (shared with the referee processes):
     /// redis://host:port/db, or a Redis Cluster as redis+cluster://host1:port1,host2:port2,… (any of its nodes).
     #[arg(long, env = "REDIS_URL")]
@@ -162,6 +165,18 @@ async fn main() -> anyhow::Result<()> {
     let mut state = app_state(hub.clone(), tokens, ServerConfig::default());
     state.console.referee_url = args.console_referee_url.clone();
     state.console.scoring_url = args.console_scoring_url.clone();
+    if !args.metrics_listen.is_empty() {
+        let m = tokio::net::TcpListener::bind(&args.metrics_listen)
+            .await
+            .with_context(|| format!("binding {}", args.metrics_listen))?;
+        // Printed for scripts that start gateways on port 0.
+        println!("metrics:       http://{}/metrics", m.local_addr()?);
+        tokio::spawn(mafia_gateway::metrics::serve(
+            m,
+            state.clone(),
+            std::future::pending(),
+        ));
+    }
     tokio::spawn(mafia_gateway::standings::follow(
         state.standings.clone(),
         log_for_standings,

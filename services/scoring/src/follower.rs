@@ -68,7 +68,10 @@ pub async fn run(
                 tracing::warn!(error = %e, "game feed failed; the follower retries");
                 continue;
             }
-            Some(Ok(Followed::Event(e))) => e,
+            Some(Ok(Followed::Event(e))) => {
+                store.metrics.lag.advanced(&e.cursor);
+                e
+            }
             Some(Ok(Followed::CaughtUp)) => {
                 tracing::info!("game follower caught up");
                 progress.send_modify(|p| p.caught_up = true);

@@ -12,6 +12,8 @@ pub struct Metrics {
     refused: Mutex<BTreeMap<&'static str, u64>>,
     games_scored: AtomicU64,
     game_ends_seen: AtomicU64,
+    /// How far the game follower is behind the feed.
+    pub lag: mafia_event_log::FollowerLag,
 }
 
 impl Metrics {
@@ -39,6 +41,24 @@ impl Metrics {
     /// A result newly stored, by the follower or after an assignment.
     pub fn game_scored(&self) {
         self.games_scored.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// [`Metrics::render`] and the follower's lag, which asks the log
+    /// where its head is (left out while the log cannot say).
+    pub async fn render_with_lag(&self, log: &dyn mafia_event_log::EventLog) -> String {
+        let mut s = self.render();
+        let _ = writeln!(
+            s,
+            "# HELP mafia_scoring_follower_lag_seconds How far the game follower is behind the feed's head.\n\
+             # TYPE mafia_scoring_follower_lag_seconds gauge"
+        );
+        match self.lag.seconds(log).await {
+            Ok(secs) => {
+                let _ = writeln!(s, "mafia_scoring_follower_lag_seconds {secs}");
+            }
+            Err(e) => tracing::warn!(error = %e, "follower lag unknown"),
+        }
+        s
     }
 
     pub fn render(&self) -> String {

@@ -75,12 +75,17 @@ pub async fn start_with_options(
         referee,
     };
     let (stop, stopped) = oneshot::channel::<()>();
+    // The standard gRPC health service: what load balancers and Kubernetes'
+    // grpc probes ask (deploy/).
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<ScoringServer<ScoringService>>().await;
     let task = tokio::spawn(
         // HTTP/1.1 too: browsers speak gRPC-web over either.
         tonic::transport::Server::builder()
             .accept_http1(true)
             .layer(cors)
             .layer(tonic_web::GrpcWebLayer::new())
+            .add_service(health_service)
             .add_service(ScoringServer::new(svc))
             .serve_with_incoming_shutdown(mafia_proto::web::nodelay_incoming(listener), async {
                 let _ = stopped.await;
@@ -117,7 +122,7 @@ impl Running {
                 async move {
                     (
                         [("content-type", "text/plain; version=0.0.4")],
-                        store.metrics.render(),
+                        store.metrics.render_with_lag(&**store.log()).await,
                     )
                 }
             }),

@@ -27,7 +27,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use futures::StreamExt;
 use mafia_event_log::{
-    follow_games, Event, EventLog, FollowConfig, FollowStream, Followed, LogError, Source,
+    follow_games, Event, EventLog, FollowConfig, FollowStream, Followed, FollowerLag, LogError,
+    Source,
 };
 use mafia_record::GameId;
 use mafia_rules::Audience;
@@ -118,6 +119,8 @@ struct Inner {
     /// Bumped after every input the core handled, so callers can wait for
     /// the hub to reach a state instead of polling it.
     progress: watch::Sender<u64>,
+    /// How far the follower is behind the feed (`crate::metrics`).
+    lag: FollowerLag,
 }
 
 /// The fan-out hub. Cheap to clone.
@@ -163,6 +166,7 @@ impl Hub {
                 stats: Stats::default(),
                 closed: watch::Sender::new(false),
                 progress: watch::Sender::new(0),
+                lag: FollowerLag::default(),
             }),
         };
         let mut follower = follow_games(
@@ -198,6 +202,7 @@ impl Hub {
     /// Feeds one followed event to the core, loading its game's header first
     /// when the game is new.
     async fn handle_event(&self, e: Event) {
+        self.inner.lag.advanced(&e.cursor);
         let Some(id) = self.stream(&e.game) else {
             return;
         };
@@ -312,6 +317,22 @@ impl Hub {
 
     pub fn stats(&self) -> &Stats {
         &self.inner.stats
+    }
+
+    /// How far the hub's follower is behind the feed, and the log it follows.
+    pub fn lag(&self) -> (&FollowerLag, &dyn EventLog) {
+        (&self.inner.lag, &*self.inner.log)
+    }
+
+    /// Live subscriber queues (raw feed and GraphQL alike) per audience:
+    /// on single games, and on the hall.
+    pub fn subscribers(&self) -> [(Audience, usize, usize); 3] {
+        let st = self.lock();
+        let live = |sinks: &Vec<Sink>| sinks.iter().filter(|s| !s.is_closed()).count();
+        AUDIENCES.map(|a| {
+            let games = st.games.values().map(|s| live(&s[slot(a)])).sum();
+            (a, games, live(&st.hall[slot(a)]))
+        })
     }
 
     /// Every known game, sorted by the text of its id.
