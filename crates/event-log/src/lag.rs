@@ -106,8 +106,14 @@ mod tests {
     #[test]
     fn behind_on_a_sharded_feed_is_the_largest_gap_of_a_shard() {
         let head = c("0:5000-0,1:9000-2");
-        assert_eq!(behind(Some(&c("0:5000-0,1:4000-0")), Instant::now(), &head), 5.0);
-        assert_eq!(behind(Some(&c("0:5000-0,1:9000-2")), Instant::now(), &head), 0.0);
+        assert_eq!(
+            behind(Some(&c("0:5000-0,1:4000-0")), Instant::now(), &head),
+            5.0
+        );
+        assert_eq!(
+            behind(Some(&c("0:5000-0,1:9000-2")), Instant::now(), &head),
+            0.0
+        );
     }
 
     #[test]

@@ -35,8 +35,8 @@ mod embedded;
 mod error;
 mod fanout;
 mod follow;
-mod position;
 mod lag;
+mod position;
 mod redis_batch;
 mod redis_conn;
 mod redis_feed;
@@ -59,8 +59,8 @@ pub use embedded::{EmbeddedConfig, EmbeddedLog};
 pub use error::LogError;
 pub use fanout::{Fanout, FanoutConfig, GameFollowed, GameStream};
 pub use follow::{follow, follow_games, Event, FollowConfig, FollowStream, Followed, Source};
-pub use redis_conn::CLUSTER_SCHEME;
 pub use lag::FollowerLag;
+pub use redis_conn::CLUSTER_SCHEME;
 pub use redis_log::{RedisLog, RedisLogConfig};
 
 /// Longest accepted game id, in bytes.
