@@ -17,7 +17,7 @@ pub use crate::app::{AppState, ServerConfig};
 use crate::auth::ForGame;
 use crate::closing::{Closing, GOING_AWAY};
 use crate::ws::frame::{self as ws_frame};
-use crate::ws::{conn::Read, Conn, Decoder, Incoming, Upgrade};
+use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Upgrade};
 
 /// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
 /// `/api/tables` are the old names of the game routes, kept for the OBS
@@ -165,31 +165,11 @@ where
                 return;
             }
             _ = conn.changed() => {}
-            w = conn.writable(), if status.backlog => {
-                if w.is_err() || conn.flush().is_err() {
-                    conn.close();
-                    return;
-                }
-                last_written = Instant::now();
-            }
-            r = conn.readable() => {
-                if r.is_err() {
-                    conn.close();
-                    return;
-                }
-                match conn.read(&mut decoder, &mut incoming) {
-                    Read::Messages => {}
-                    Read::Eof => {
-                        conn.close();
-                        return;
-                    }
-                    Read::Violation(v) => {
-                        conn.finish(ws_frame::close(v.code, v.why), config.send_timeout)
-                            .await;
-                        return;
-                    }
-                }
-            }
+            p = conn.pump(status.backlog, &mut decoder, &mut incoming, config.send_timeout) => match p {
+                Pumped::Over => return,
+                Pumped::Wrote => last_written = Instant::now(),
+                Pumped::Read => {}
+            },
             _ = ping.tick() => {
                 if status.backlog && last_written.elapsed() > config.send_timeout {
                     // Not reading at all: nothing more can be sent to it.
