@@ -446,6 +446,43 @@ const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
 /// Messages from the client waiting for async-graphql; more is a flood.
 const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
 
+/// The client's messages on their way to async-graphql: a bounded queue
+/// that, unlike a channel, holds no block while empty (most connections
+/// send a few messages when they start, then nothing).
+#[derive(Default)]
+struct Inbox(Mutex<(std::collections::VecDeque<Bytes>, Option<std::task::Waker>)>);
+
+impl Inbox {
+    /// False when the queue is full: the client floods.
+    fn push(&self, msg: Bytes) -> bool {
+        let mut q = self.0.lock().expect("inbox lock");
+        if q.0.len() >= MAX_PENDING_CLIENT_MESSAGES {
+            return false;
+        }
+        q.0.push_back(msg);
+        if let Some(w) = q.1.take() {
+            w.wake();
+        }
+        true
+    }
+
+    fn poll_next(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Bytes>> {
+        let mut q = self.0.lock().expect("inbox lock");
+        match q.0.pop_front() {
+            Some(msg) => {
+                if q.0.is_empty() {
+                    q.0 = std::collections::VecDeque::new();
+                }
+                std::task::Poll::Ready(Some(msg))
+            }
+            None => {
+                q.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
 /// One GraphQL WebSocket connection. async-graphql speaks the protocol
 /// (init, ping, queries, errors, unusual operations); plain subscriptions
 /// to `game`, `games` and `events` are intercepted and served from
@@ -464,8 +501,11 @@ async fn serve_ws(
     let mut data = Data::default();
     data.insert(count.clone());
     let access_slot: Arc<Mutex<Option<Caller>>> = Arc::default();
-    let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<Bytes>(MAX_PENDING_CLIENT_MESSAGES);
-    let input = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
+    let inbox = Arc::new(Inbox::default());
+    let input = {
+        let inbox = inbox.clone();
+        futures::stream::poll_fn(move |cx| inbox.poll_next(cx))
+    };
     let tokens = state.app.tokens.clone();
     let slot = access_slot.clone();
     let mut gql = Box::pin(
@@ -539,7 +579,7 @@ async fn serve_ws(
                     conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
                 }
                 Intercept::Stop(_) | Intercept::Forward => {
-                    if in_tx.try_send(bytes).is_err() {
+                    if !inbox.push(bytes) {
                         finish(1008, "too many messages").await;
                         return;
                     }
