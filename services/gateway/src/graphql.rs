@@ -15,7 +15,6 @@ use async_graphql::{
     Schema, Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
@@ -32,7 +31,10 @@ use crate::auth::{caller_of, AuthError, Caller, ForGame};
 pub use crate::graphql_types::*;
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
 use crate::messages::{GameFeed, HallFeed};
-use crate::shared::{self, Envelope, FieldTable, Groups, Plan};
+use crate::shared::{self, complete_message, Envelope, FieldTable, Groups, Plan};
+use crate::ws::conn::Pumped;
+use crate::ws::frame as ws_frame;
+use crate::ws::{Conn, Decoder, Incoming, Upgrade};
 
 /// Deepest query accepted; the schema itself is four levels deep.
 pub const MAX_DEPTH: usize = 8;
@@ -417,7 +419,7 @@ async fn graphql_ws(
     State(state): State<GqlState>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let Some(protocol) = ws_protocol(&headers) else {
         return Ok(axum::http::StatusCode::BAD_REQUEST.into_response());
@@ -428,20 +430,58 @@ async fn graphql_ws(
         Caller::Public => None,
         known => Some(known),
     };
-    Ok(ws
-        .protocols(ALL_WEBSOCKET_PROTOCOLS)
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(0)
-        .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| {
-            let closing = state.app.closing.clone();
-            closing.track(serve_ws(socket, state, protocol, url_access))
-        })
-        .into_response())
+    // The first of ours the client offered, as axum's `protocols` picks.
+    let chosen = ALL_WEBSOCKET_PROTOCOLS
+        .into_iter()
+        .find(|p| ws.protocols.iter().any(|c| c == p));
+    Ok(ws.on_upgrade(chosen, move |socket, early| {
+        let closing = state.app.closing.clone();
+        closing.track(serve_ws(socket, early, state, protocol, url_access))
+    }))
 }
+
+/// The largest message a GraphQL client may send; more is closed with 1009.
+const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
 
 /// Messages from the client waiting for async-graphql; more is a flood.
 const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
+
+/// The client's messages on their way to async-graphql: a bounded queue
+/// that, unlike a channel, holds no block while empty (most connections
+/// send a few messages when they start, then nothing).
+#[derive(Default)]
+struct Inbox(Mutex<(std::collections::VecDeque<Bytes>, Option<std::task::Waker>)>);
+
+impl Inbox {
+    /// False when the queue is full: the client floods.
+    fn push(&self, msg: Bytes) -> bool {
+        let mut q = self.0.lock().expect("inbox lock");
+        if q.0.len() >= MAX_PENDING_CLIENT_MESSAGES {
+            return false;
+        }
+        q.0.push_back(msg);
+        if let Some(w) = q.1.take() {
+            w.wake();
+        }
+        true
+    }
+
+    fn poll_next(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Bytes>> {
+        let mut q = self.0.lock().expect("inbox lock");
+        match q.0.pop_front() {
+            Some(msg) => {
+                if q.0.is_empty() {
+                    q.0 = std::collections::VecDeque::new();
+                }
+                std::task::Poll::Ready(Some(msg))
+            }
+            None => {
+                q.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
 
 /// One GraphQL WebSocket connection. async-graphql speaks the protocol
 /// (init, ping, queries, errors, unusual operations); plain subscriptions
@@ -449,20 +489,23 @@ const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
 /// shared groups ([`crate::shared`]), so only their envelope is built per
 /// subscriber.
 async fn serve_ws(
-    socket: axum::extract::ws::WebSocket,
+    socket: tokio::net::TcpStream,
+    early: Bytes,
     state: GqlState,
     protocol: Protocols,
     url_access: Option<Caller>,
 ) {
-    use axum::extract::ws::{CloseFrame, Message};
-    use futures::{SinkExt, StreamExt};
+    use futures::StreamExt;
 
     let count = SubscriptionCount::default();
     let mut data = Data::default();
     data.insert(count.clone());
     let access_slot: Arc<Mutex<Option<Caller>>> = Arc::default();
-    let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<Bytes>(MAX_PENDING_CLIENT_MESSAGES);
-    let input = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
+    let inbox = Arc::new(Inbox::default());
+    let input = {
+        let inbox = inbox.clone();
+        futures::stream::poll_fn(move |cx| inbox.poll_next(cx))
+    };
     let tokens = state.app.tokens.clone();
     let slot = access_slot.clone();
     let mut gql = Box::pin(
@@ -493,95 +536,133 @@ async fn serve_ws(
         Protocols::GraphQLWS => Envelope::Next,
         Protocols::SubscriptionsTransportWS => Envelope::Data,
     };
-    let (mut tx, mut rx) = socket.split();
+    let conn = Arc::new(Conn::keeping_backlog(socket));
     let send_timeout = state.app.config.send_timeout;
-    macro_rules! send {
-        ($msg:expr) => {
-            match tokio::time::timeout(send_timeout, tx.send($msg)).await {
-                Ok(Ok(())) => {}
-                _ => return,
-            }
-        };
+    let finish = |code: u16, reason: &str| conn.finish(ws_frame::close(code, reason), send_timeout);
+    let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
+    let mut incoming = Vec::new();
+    if let Err(v) = decoder.feed(&early, &mut incoming) {
+        finish(v.code, v.why).await;
+        return;
     }
-    let text = |b: Bytes| {
-        Message::Text(
-            axum::extract::ws::Utf8Bytes::try_from(b)
-                .unwrap_or_else(|_| axum::extract::ws::Utf8Bytes::from_static("{}")),
-        )
-    };
-    let mut shared: futures::stream::SelectAll<SharedStream> = futures::stream::SelectAll::new();
-    let mut owned: HashMap<String, futures::stream::AbortHandle> = HashMap::new();
+    drop(early);
+    // The shared subscriptions, by id, each with its slot of the cap.
+    let mut owned: HashMap<String, (shared::Shared, CountGuard)> = HashMap::new();
     let closing = state.app.closing.clone();
+    // When the backlog last moved (or was last empty).
+    let mut last_written = tokio::time::Instant::now();
     loop {
-        tokio::select! {
-            _ = closing.started() => {
-                let going_away = crate::closing::frame(crate::closing::GOING_AWAY, "server shutting down");
-                crate::closing::send_close(&mut tx, send_timeout, going_away).await;
-                return;
-            }
-            m = rx.next() => {
-                let bytes = match m {
-                    Some(Ok(m @ (Message::Text(_) | Message::Binary(_)))) => m.into_data(),
-                    Some(Ok(Message::Close(_))) | None => return,
-                    Some(Err(e)) => {
-                        if let Some(frame) = crate::closing::after_read_error(e) {
-                            crate::closing::send_close(&mut tx, send_timeout, frame).await;
-                        }
-                        return;
-                    }
-                    Some(Ok(_)) => continue,
-                };
-                let access = access_slot.lock().expect("lock").clone();
-                match intercept(&bytes, access.as_ref(), &state.groups, &count, kind) {
-                    Intercept::Start(id, stream) => {
-                        let (stream, handle) = futures::stream::abortable(stream);
-                        if let Some(old) = owned.insert(id, handle) {
-                            old.abort();
-                        }
-                        shared.push(Box::pin(stream));
-                    }
-                    Intercept::Stop(id) if owned.contains_key(&id) => {
-                        if let Some(h) = owned.remove(&id) {
-                            h.abort();
-                        }
-                        send!(text(complete_message(&id)));
-                    }
-                    Intercept::Stop(_) | Intercept::Forward => {
-                        if in_tx.try_send(bytes).is_err() {
-                            let flood = crate::closing::frame(1008, "too many messages");
-                            crate::closing::send_close(&mut tx, send_timeout, flood).await;
-                            return;
-                        }
-                    }
+        for m in incoming.drain(..) {
+            let bytes = match m {
+                Incoming::Text(b) | Incoming::Binary(b) => b,
+                Incoming::Ping(p) => {
+                    conn.send(&ws_frame::pong(&p), usize::MAX);
+                    continue;
                 }
-            }
-            m = gql.next() => match m {
-                Some(WsMessage::Text(t)) => send!(Message::Text(t.into())),
-                Some(WsMessage::Close(code, reason)) => {
-                    let frame = CloseFrame { code, reason: reason.into() };
-                    crate::closing::send_close(&mut tx, send_timeout, frame).await;
+                Incoming::Pong(_) => continue,
+                Incoming::Close(code) => {
+                    finish(code.map_or(1000, |(c, _)| c), "").await;
                     return;
                 }
-                None => return,
+            };
+            let access = access_slot.lock().expect("lock").clone();
+            match intercept(&bytes, access.as_ref(), &state.groups, &count, kind, &conn) {
+                Intercept::Start(id, started) => {
+                    if let Some((old, _)) = owned.insert(id, started) {
+                        old.stop();
+                    }
+                }
+                Intercept::Stop(id) if owned.contains_key(&id) => {
+                    if let Some((old, _)) = owned.remove(&id) {
+                        old.stop();
+                    }
+                    conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                }
+                Intercept::Stop(_) | Intercept::Forward => {
+                    if !inbox.push(bytes) {
+                        finish(1008, "too many messages").await;
+                        return;
+                    }
+                }
+            }
+        }
+        let status = conn.status();
+        if status.closed {
+            for (s, _) in owned.values() {
+                s.stop();
+            }
+            return;
+        }
+        if status.lagged || owned.values().any(|(s, _)| s.member().needs_restart()) {
+            // Cut back: every shared subscription behind starts again
+            // from a fresh catch-up (all of them when the connection lagged).
+            conn.rejoin();
+            owned = owned
+                .into_iter()
+                .filter_map(|(id, (s, slot))| {
+                    if !status.lagged && !s.member().needs_restart() {
+                        return Some((id, (s, slot)));
+                    }
+                    let next = s.restart();
+                    if next.is_none() {
+                        conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                    }
+                    next.map(|n| (id, (n, slot)))
+                })
+                .collect();
+            continue;
+        }
+        if !status.backlog {
+            last_written = tokio::time::Instant::now();
+        }
+        // A client that has not taken what waits for it in `send_timeout`
+        // is gone.
+        let stuck = async {
+            if status.backlog {
+                tokio::time::sleep_until(last_written + send_timeout).await
+            } else {
+                std::future::pending().await
+            }
+        };
+        tokio::select! {
+            _ = closing.started() => {
+                finish(crate::closing::GOING_AWAY, "server shutting down").await;
+                return;
+            }
+            _ = conn.changed() => {}
+            _ = stuck => {
+                conn.close();
+                return;
+            }
+            p = conn.pump(status.backlog, &mut decoder, &mut incoming, send_timeout) => match p {
+                Pumped::Over => return,
+                Pumped::Wrote => last_written = tokio::time::Instant::now(),
+                Pumped::Read => {}
             },
-            Some(b) = shared.next(), if !shared.is_empty() => send!(text(b)),
+            m = gql.next(), if !status.backlog => match m {
+                Some(WsMessage::Text(t)) => {
+                    conn.send(&ws_frame::text(t.as_bytes()), usize::MAX);
+                }
+                Some(WsMessage::Close(code, reason)) => {
+                    finish(code, &reason).await;
+                    return;
+                }
+                None => {
+                    conn.close();
+                    return;
+                }
+            },
         }
     }
 }
 
-type SharedStream = std::pin::Pin<Box<dyn Stream<Item = Bytes> + Send>>;
-
 enum Intercept {
     /// A shared subscription, started.
-    Start(String, SharedStream),
+    Start(String, (shared::Shared, CountGuard)),
     /// `complete`/`stop` for this id.
     Stop(String),
     /// For async-graphql.
     Forward,
-}
-
-fn complete_message(id: &str) -> Bytes {
-    Bytes::from(serde_json::json!({"type": "complete", "id": id}).to_string())
 }
 
 /// Starts a shared subscription when the message is a `subscribe`/`start`
@@ -593,6 +674,7 @@ fn intercept(
     groups: &Groups,
     count: &SubscriptionCount,
     kind: Envelope,
+    conn: &Arc<Conn>,
 ) -> Intercept {
     #[derive(serde::Deserialize)]
     struct ClientMessage {
@@ -625,19 +707,10 @@ fn intercept(
     if n >= MAX_SUBSCRIPTIONS_PER_CONNECTION {
         return Intercept::Forward;
     }
-    let Some(stream) = shared::member_stream(groups, plan, access) else {
+    let Some(started) = shared::start(groups, plan, access, conn, &id, kind) else {
         return Intercept::Forward;
     };
-    let id_json = serde_json::to_vec(&id).expect("strings serialize");
-    let complete = complete_message(&id);
-    let stream = futures::StreamExt::chain(
-        futures::StreamExt::map(stream, move |payload| {
-            let _slot = &guard;
-            shared::envelope(&id_json, kind, &payload)
-        }),
-        futures::stream::once(async move { complete }),
-    );
-    Intercept::Start(id, Box::pin(stream))
+    Intercept::Start(id, (started, guard))
 }
 
 /// The playground: a page of its own, served from the binary, since

@@ -21,45 +21,77 @@ pub mod patch;
 pub mod server;
 pub mod shared;
 pub mod standings;
+pub mod ws;
 
 pub use app::{AppState, ConsoleConfig, ServerConfig};
 pub use auth::{AuthError, Caller, ForGame, Games, Tokens};
 pub use hub::{GameInfo, GameState, Hub, HubConfig, HubError, Subscription};
 pub use server::router;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// Serves `state` on `listener` until `shutdown` resolves.
+///
+/// HTTP/1 with upgrades, served by hyper on the plain `TcpStream`, so the
+/// feeds' upgraded sockets can be taken back as `TcpStream`s and written
+/// to straight from the fan-out ([`ws`]).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::service::TowerToHyperService;
+
     let closing = state.closing.clone();
     let app = router(state);
-    // Small frames to many clients: Nagle would hold each one back.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let http = tokio_util::task::TaskTracker::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let tcp = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                Err(e) => {
+                    // Out of descriptors or the like: wait instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Small frames to many clients: Nagle would hold each one back.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-    });
-    let served = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown({
-        let closing = closing.clone();
-        async move {
-            shutdown.await;
-            // Upgraded sockets outlive axum's graceful shutdown: close them
-            // ourselves, with 1001, before the listener goes away.
-            closing.close_all(SHUTDOWN_GRACE).await;
-        }
-    })
-    .await;
+        let service = TowerToHyperService::new(app.clone());
+        let mut stopped = stopped.clone();
+        http.spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(tcp), service)
+                .with_upgrades();
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::trace!(error = %e, "connection ended");
+                    }
+                    return;
+                }
+                _ = stopped.wait_for(|s| *s) => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+    }
+    drop(listener);
+    // Upgraded sockets outlive the HTTP connections: close them ourselves,
+    // with 1001.
     closing.close_all(SHUTDOWN_GRACE).await;
-    served
+    let _ = stop.send(true);
+    http.close();
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, http.wait()).await;
+    Ok(())
 }
 
 /// How long shutdown waits for WebSocket close frames to go out.

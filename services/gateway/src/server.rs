@@ -1,23 +1,23 @@
 //! HTTP routes: the raw WebSocket feed (FEED.md), a small JSON API, the
 //! GraphQL endpoint and the embedded screens.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
 use serde_json::json;
 
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
 pub use crate::app::{AppState, ServerConfig};
 use crate::auth::ForGame;
-use crate::closing::{frame, send_close, Closing, GOING_AWAY};
-use crate::hub::{Ended, Subscription};
+use crate::closing::{Closing, GOING_AWAY};
+use crate::ws::frame::{self as ws_frame};
+use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Upgrade};
 
 /// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
 /// `/api/tables` are the old names of the game routes, kept for the OBS
@@ -42,33 +42,31 @@ pub fn router(state: AppState) -> Router {
         .merge(standings)
 }
 
-fn configure(ws: WebSocketUpgrade) -> WebSocketUpgrade {
-    // Many idle connections: small buffers, eager writes, no huge frames
-    // from clients (they only send pongs and the odd control message).
-    ws.read_buffer_size(4 * 1024)
-        .write_buffer_size(0)
-        .max_write_buffer_size(1024 * 1024)
-        .max_message_size(64 * 1024)
-        .max_frame_size(64 * 1024)
-}
+/// The largest message a client may send on the raw feed (it only sends
+/// pongs and the odd control message); more is closed with 1009.
+const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
 
 async fn ws_game(
     State(state): State<AppState>,
     Path(game_id): Path<String>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
-    let sub = state.hub.subscribe(&game_id, audience, q.from)?;
     let hub = state.hub.clone();
     let config = state.config.clone();
     let closing = state.closing.clone();
-    Ok(configure(ws).on_upgrade(move |socket| {
+    let from = q.from;
+    Ok(ws.on_upgrade(None, move |socket, early| {
         state.closing.track(async move {
-            let resub = move || hub.subscribe(&game_id, audience, None).ok();
-            run(socket, sub, resub, config, closing).await;
+            let conn = Arc::new(Conn::new(socket));
+            if hub.subscribe_conn(&game_id, audience, from, &conn).is_err() {
+                return;
+            }
+            let rejoin = |c: &Arc<Conn>| hub.subscribe_conn(&game_id, audience, None, c).is_ok();
+            run(conn, early, rejoin, config, closing).await;
         })
     }))
 }
@@ -77,97 +75,114 @@ async fn ws_hall(
     State(state): State<AppState>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (audience, games) = access.hall();
-    let sub = state.hub.subscribe_hall(audience, games.clone());
     let hub = state.hub.clone();
     let config = state.config.clone();
     let closing = state.closing.clone();
-    Ok(configure(ws).on_upgrade(move |socket| {
+    Ok(ws.on_upgrade(None, move |socket, early| {
         state.closing.track(async move {
-            let resub = move || Some(hub.subscribe_hall(audience, games.clone()));
-            run(socket, sub, resub, config, closing).await;
+            let conn = Arc::new(Conn::new(socket));
+            hub.subscribe_hall_conn(audience, games.clone(), &conn);
+            let rejoin = |c: &Arc<Conn>| {
+                hub.subscribe_hall_conn(audience, games.clone(), c);
+                true
+            };
+            run(conn, early, rejoin, config, closing).await;
         })
     }))
 }
 
-fn text(b: Bytes) -> Message {
-    // The hub only encodes JSON, so this never fails; the check is a scan.
-    Message::Text(Utf8Bytes::try_from(b).unwrap_or_else(|_| Utf8Bytes::from_static("{}")))
-}
-
-/// Pumps a subscription into a socket until either side ends.
-async fn run<F>(
-    socket: WebSocket,
-    mut sub: Subscription,
-    resubscribe: F,
-    config: ServerConfig,
-    closing: Closing,
-) where
-    F: Fn() -> Option<Subscription>,
+/// Keeps a feed's connection: flushes what the fan-out could not write at
+/// once, answers the client's pings and close, pings it, and catches it up
+/// with a snapshot when it lagged. The fan-out itself writes the messages.
+async fn run<F>(conn: Arc<Conn>, early: Bytes, rejoin: F, config: ServerConfig, closing: Closing)
+where
+    F: Fn(&Arc<Conn>) -> bool,
 {
-    let (mut tx, mut rx) = socket.split();
-    let send_timeout = config.send_timeout;
-    macro_rules! send {
-        ($msg:expr) => {
-            match tokio::time::timeout(send_timeout, tx.send($msg)).await {
-                Ok(Ok(())) => {}
-                _ => return,
-            }
-        };
+    let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
+    let mut incoming = Vec::new();
+    // The bytes hyper read past the request.
+    if let Err(v) = decoder.feed(&early, &mut incoming) {
+        conn.finish(ws_frame::close(v.code, v.why), config.send_timeout)
+            .await;
+        return;
     }
-    for b in std::mem::take(&mut sub.initial) {
-        send!(text(b));
-    }
+    drop(early);
     let mut ping = tokio::time::interval(config.ping_interval);
     ping.tick().await;
     let mut last_seen = Instant::now();
+    // When the backlog last moved (or was last empty).
+    let mut last_written = Instant::now();
     let mut cutbacks = 0;
     loop {
-        tokio::select! {
-            _ = closing.started() => {
-                send_close(&mut tx, send_timeout, frame(GOING_AWAY, "server shutting down")).await;
+        for m in incoming.drain(..) {
+            last_seen = Instant::now();
+            match m {
+                Incoming::Ping(p) => {
+                    conn.send(&ws_frame::pong(&p), usize::MAX);
+                }
+                Incoming::Close(code) => {
+                    let code = code.map_or(1000, |(c, _)| c);
+                    conn.finish(ws_frame::close(code, ""), config.send_timeout)
+                        .await;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let status = conn.status();
+        if status.closed {
+            return;
+        }
+        if status.ended {
+            conn.finish(
+                ws_frame::close(GOING_AWAY, "server closing"),
+                config.send_timeout,
+            )
+            .await;
+            return;
+        }
+        if status.lagged {
+            cutbacks += 1;
+            if cutbacks > config.max_cutbacks || !rejoin(&conn) {
+                conn.finish(ws_frame::close(1008, "too slow"), config.send_timeout)
+                    .await;
                 return;
             }
-            m = sub.recv() => match m {
-                Ok(b) => send!(text(b)),
-                Err(Ended::Lagged) => {
-                    cutbacks += 1;
-                    let next = (cutbacks <= config.max_cutbacks).then(&resubscribe).flatten();
-                    let Some(mut next) = next else {
-                        send_close(&mut tx, send_timeout, frame(1008, "too slow")).await;
-                        return;
-                    };
-                    tracing::debug!(cutbacks, "slow client cut back to a snapshot");
-                    for b in std::mem::take(&mut next.initial) {
-                        send!(text(b));
-                    }
-                    sub = next;
-                }
-                Err(Ended::Closed) => {
-                    send_close(&mut tx, send_timeout, frame(GOING_AWAY, "server closing")).await;
-                    return;
-                }
+            tracing::debug!(cutbacks, "slow client cut back to a snapshot");
+            continue;
+        }
+        if !status.backlog {
+            last_written = Instant::now();
+        }
+        tokio::select! {
+            _ = closing.started() => {
+                conn.finish(ws_frame::close(GOING_AWAY, "server shutting down"), config.send_timeout)
+                    .await;
+                return;
+            }
+            _ = conn.changed() => {}
+            p = conn.pump(status.backlog, &mut decoder, &mut incoming, config.send_timeout) => match p {
+                Pumped::Over => return,
+                Pumped::Wrote => last_written = Instant::now(),
+                Pumped::Read => {}
             },
             _ = ping.tick() => {
+                if status.backlog && last_written.elapsed() > config.send_timeout {
+                    // Not reading at all: nothing more can be sent to it.
+                    conn.close();
+                    return;
+                }
                 if last_seen.elapsed() > config.idle_timeout {
-                    send_close(&mut tx, send_timeout, frame(1000, "idle")).await;
+                    conn.finish(ws_frame::close(1000, "idle"), config.send_timeout)
+                        .await;
                     return;
                 }
-                send!(Message::Ping(Bytes::new()));
+                conn.send(&ws_frame::ping(), usize::MAX);
             }
-            m = rx.next() => match m {
-                Some(Ok(Message::Close(_))) | None => return,
-                Some(Err(e)) => {
-                    if let Some(frame) = crate::closing::after_read_error(e) {
-                        send_close(&mut tx, send_timeout, frame).await;
-                    }
-                    return;
-                }
-                Some(Ok(_)) => last_seen = Instant::now(),
-            },
         }
     }
 }

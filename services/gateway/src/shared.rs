@@ -12,17 +12,16 @@
 //! forbidden one, the per-connection cap), takes async-graphql's own path,
 //! which gives the usual answer.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use async_graphql::parser::types::{DocumentOperations, OperationType, Selection, SelectionSet};
 use async_graphql::Value as ConstValue;
 use bytes::Bytes;
-use futures::Stream;
 use mafia_rules::Audience;
 use serde_json::Value;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 
 use mafia_record::GameId;
 
@@ -30,6 +29,8 @@ use crate::auth::{Caller, ForGame, Games};
 use crate::graphql_types::{FeedMessage, GameEvent, HallMessage};
 use crate::hub::{AudienceEvent, Ended, Hub, Subscription as HubSubscription};
 use crate::messages::{GameFeed, HallFeed};
+use crate::ws::frame as ws_frame;
+use crate::ws::Conn;
 
 /// Fields in one shared operation at most; bigger ones take the general
 /// path (which also enforces the complexity limit).
@@ -521,13 +522,30 @@ struct GroupKey {
     selection: String,
 }
 
-struct Member {
-    tx: mpsc::Sender<(u64, Bytes)>,
-    lagged: Arc<AtomicBool>,
+/// One shared subscription of one connection: the group writes its
+/// payloads, in this member's envelope, straight to the connection.
+pub struct Member {
+    conn: Arc<Conn>,
+    id_json: Bytes,
+    kind: Envelope,
+    /// The game's feed and events: the last sequence this member has.
+    seen: AtomicU64,
+    hall: bool,
+    /// Stopped or started again: the group drops it.
+    gone: AtomicBool,
+    /// The group ended behind the hub: the connection starts this
+    /// subscription again, from a fresh catch-up.
+    restart: AtomicBool,
+}
+
+impl Member {
+    pub fn needs_restart(&self) -> bool {
+        self.restart.load(Ordering::Acquire)
+    }
 }
 
 struct Group {
-    members: Mutex<Vec<Member>>,
+    members: Mutex<Vec<Arc<Member>>>,
     alive: AtomicBool,
     stop: Arc<Notify>,
 }
@@ -544,14 +562,6 @@ pub struct Groups {
     hub: Hub,
     fields: Arc<FieldTable>,
     map: Arc<Mutex<HashMap<GroupKey, Weak<Group>>>>,
-}
-
-/// A member's end of a group.
-struct Joined {
-    /// Keeps the group alive while this member is in it.
-    _group: Arc<Group>,
-    rx: mpsc::Receiver<(u64, Bytes)>,
-    lagged: Arc<AtomicBool>,
 }
 
 impl Groups {
@@ -579,37 +589,23 @@ impl Groups {
         self.len() == 0
     }
 
-    /// Registers a member with the group for `key`, starting the group if
-    /// there is none. The group's hub subscription exists before this
-    /// returns, so a catch-up taken afterwards leaves no gap.
-    fn join(
+    /// The group for `key`, started if there is none (its hub
+    /// subscription exists before this returns, so a catch-up taken
+    /// afterwards leaves no gap).
+    fn group(
         &self,
         key: &GroupKey,
         plan: &Arc<Plan>,
-        hall: Option<Option<Arc<Games>>>,
-    ) -> Option<Joined> {
-        let capacity = self.hub.config().queue_capacity;
-        let (tx, rx) = mpsc::channel(capacity.max(1));
-        let lagged = Arc::new(AtomicBool::new(false));
-        let member = Member {
-            tx,
-            lagged: lagged.clone(),
-        };
+        hall: &Option<Option<Arc<Games>>>,
+    ) -> Option<Arc<Group>> {
         let mut map = self.map.lock().expect("lock");
         if let Some(g) = map.get(key).and_then(Weak::upgrade) {
-            let mut members = g.members.lock().expect("lock");
             if g.alive.load(Ordering::Acquire) {
-                members.push(member);
-                drop(members);
-                return Some(Joined {
-                    _group: g,
-                    rx,
-                    lagged,
-                });
+                return Some(g);
             }
         }
         let audience = crate::hub::AUDIENCES[key.audience];
-        let sub = match &hall {
+        let sub = match hall {
             Some(only) => self.hub.subscribe_hall(audience, only.clone()),
             None => self
                 .hub
@@ -618,7 +614,7 @@ impl Groups {
         };
         let stop = Arc::new(Notify::new());
         let group = Arc::new(Group {
-            members: Mutex::new(vec![member]),
+            members: Mutex::new(Vec::new()),
             alive: AtomicBool::new(true),
             stop: stop.clone(),
         });
@@ -629,16 +625,37 @@ impl Groups {
         let plan = plan.clone();
         let weak = Arc::downgrade(&group);
         tokio::spawn(run_group(hub, plan, sub, weak, stop));
-        Some(Joined {
-            _group: group,
-            rx,
-            lagged,
-        })
+        Some(group)
     }
 }
 
-/// One group's loop: each hub message is executed once and offered to
-/// every member.
+/// The frame of one payload in each envelope its members use: members
+/// with the same id and protocol share one.
+struct Frames<'a> {
+    payload: &'a [u8],
+    made: Vec<(Bytes, Envelope, Bytes)>,
+}
+
+impl Frames<'_> {
+    fn for_member(&mut self, m: &Member) -> &Bytes {
+        let i = match self
+            .made
+            .iter()
+            .position(|(id, kind, _)| *kind == m.kind && *id == m.id_json)
+        {
+            Some(i) => i,
+            None => {
+                let frame = ws_frame::text(&envelope(&m.id_json, m.kind, self.payload));
+                self.made.push((m.id_json.clone(), m.kind, frame));
+                self.made.len() - 1
+            }
+        };
+        &self.made[i].2
+    }
+}
+
+/// One group's loop: each hub message is executed once, framed once per
+/// envelope, and written to every member's connection.
 async fn run_group(
     hub: Hub,
     plan: Arc<Plan>,
@@ -651,10 +668,18 @@ async fn run_group(
             let mut members = g.members.lock().expect("lock");
             g.alive.store(false, Ordering::Release);
             for m in members.drain(..) {
-                m.lagged.store(lagged, Ordering::Release);
+                if lagged {
+                    m.restart.store(true, Ordering::Release);
+                    m.conn.wake();
+                } else if !m.gone.load(Ordering::Acquire) {
+                    let id: String = serde_json::from_slice(&m.id_json).unwrap_or_default();
+                    m.conn
+                        .send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                }
             }
         }
     };
+    let capacity = hub.config().queue_capacity;
     loop {
         let msg = tokio::select! {
             _ = stop.notified() => return,
@@ -666,24 +691,33 @@ async fn run_group(
                 let Some((seq, payload)) = plan.execute(&b) else {
                     continue;
                 };
-                hub.stats()
+                let stats = hub.stats();
+                stats
                     .graphql_group_executions
                     .fetch_add(1, Ordering::Relaxed);
-                let stats = hub.stats();
+                let mut frames = Frames {
+                    payload: &payload,
+                    made: Vec::new(),
+                };
                 g.members.lock().expect("lock").retain(|m| {
-                    match m.tx.try_send((seq, payload.clone())) {
-                        Ok(()) => {
-                            stats
-                                .graphql_shared_deliveries
-                                .fetch_add(1, Ordering::Relaxed);
-                            true
+                    if m.gone.load(Ordering::Acquire) {
+                        return false;
+                    }
+                    if !m.hall {
+                        if seq <= m.seen.load(Ordering::Acquire) {
+                            return true;
                         }
-                        Err(mpsc::error::TrySendError::Full(_)) => {
-                            m.lagged.store(true, Ordering::Release);
-                            stats.lagged.fetch_add(1, Ordering::Relaxed);
-                            false
-                        }
-                        Err(mpsc::error::TrySendError::Closed(_)) => false,
+                        m.seen.store(seq, Ordering::Release);
+                    }
+                    if m.conn.send(frames.for_member(m), capacity) {
+                        stats
+                            .graphql_shared_deliveries
+                            .fetch_add(1, Ordering::Relaxed);
+                        true
+                    } else {
+                        // Behind: its connection starts it again.
+                        stats.lagged.fetch_add(1, Ordering::Relaxed);
+                        false
                     }
                 });
             }
@@ -726,14 +760,70 @@ pub fn envelope(id_json: &[u8], kind: Envelope, payload: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// One member's messages: its own catch-up, executed for it alone, then
-/// the group's shared payloads; cut back to a fresh snapshot when it falls
-/// behind. `None` from the stream: the hub closed.
-pub fn member_stream(
+/// `{"type":"complete","id":<id>}`.
+pub fn complete_message(id: &str) -> Bytes {
+    Bytes::from(serde_json::json!({"type": "complete", "id": id}).to_string())
+}
+
+/// One connection's shared subscription: what it needs to start again
+/// after a cut-back, and its place in its group.
+pub struct Shared {
+    groups: Groups,
+    key: GroupKey,
+    plan: Arc<Plan>,
+    hall: Option<Option<Arc<Games>>>,
+    member: Arc<Member>,
+    /// Keeps the group alive while this member is in it.
+    _group: Arc<Group>,
+}
+
+impl Shared {
+    pub fn member(&self) -> &Member {
+        &self.member
+    }
+
+    /// Stops it: the group forgets the member.
+    pub fn stop(&self) {
+        self.member.gone.store(true, Ordering::Release);
+    }
+
+    /// Starts it again from a fresh catch-up (`events` keeps its
+    /// numbering: live events after the cut-back, as before); `None`
+    /// when its game or the hub is gone.
+    pub fn restart(&self) -> Option<Shared> {
+        self.stop();
+        let keep =
+            (self.plan.root == Root::Events).then(|| self.member.seen.load(Ordering::Acquire));
+        let next = start_member(
+            &self.groups,
+            &self.key,
+            &self.plan,
+            &self.hall,
+            None,
+            false,
+            &self.member.conn,
+            self.member.id_json.clone(),
+            self.member.kind,
+        )?;
+        if let Some(seen) = keep {
+            next.member.seen.fetch_max(seen, Ordering::AcqRel);
+        }
+        Some(next)
+    }
+}
+
+/// Starts a shared subscription on `conn`: its own catch-up, executed for
+/// it alone, then the group's payloads, all in the envelope of `id` and
+/// `kind`. `None`: not for the shared path (an unknown game, a game the
+/// caller may not see), which async-graphql then answers.
+pub fn start(
     groups: &Groups,
     plan: Plan,
     access: &Caller,
-) -> Option<impl Stream<Item = Bytes> + Send + 'static> {
+    conn: &Arc<Conn>,
+    id: &str,
+    kind: Envelope,
+) -> Option<Shared> {
     let plan = Arc::new(plan);
     let (key, hall) = match plan.root {
         Root::Games => {
@@ -766,48 +856,10 @@ pub fn member_stream(
             )
         }
     };
-    let groups = groups.clone();
-    let start = start_member(&groups, &key, &plan, &hall, plan.from, true)?;
-    let state = (start, groups, key, plan, hall);
-    Some(futures::stream::unfold(
-        state,
-        |(mut m, groups, key, plan, hall)| async move {
-            loop {
-                if let Some(b) = m.queue.pop_front() {
-                    return Some((b, (m, groups, key, plan, hall)));
-                }
-                match m.joined.rx.recv().await {
-                    Some((seq, b)) => {
-                        if hall.is_none() && seq <= m.seen {
-                            continue;
-                        }
-                        if hall.is_none() {
-                            m.seen = seq;
-                        }
-                        m.queue.push_back(b);
-                    }
-                    None if m.joined.lagged.load(Ordering::Acquire) => {
-                        // `events` keeps its numbering: live deltas after
-                        // the cut-back, as before.
-                        let keep = (plan.root == Root::Events).then_some(m.seen);
-                        let mut next = start_member(&groups, &key, &plan, &hall, None, false)?;
-                        if let Some(seen) = keep {
-                            next.seen = next.seen.max(seen);
-                        }
-                        m = next;
-                    }
-                    None => return None,
-                }
-            }
-        },
-    ))
-}
-
-struct MemberState {
-    joined: Joined,
-    queue: VecDeque<Bytes>,
-    /// The last sequence this member has (table and events).
-    seen: u64,
+    let id_json = Bytes::from(serde_json::to_vec(id).expect("strings serialize"));
+    start_member(
+        groups, &key, &plan, &hall, plan.from, true, conn, id_json, kind,
+    )
 }
 
 fn slot(a: Audience) -> usize {
@@ -817,8 +869,10 @@ fn slot(a: Audience) -> usize {
         .expect("three audiences")
 }
 
-/// Joins the group, then takes this member's catch-up (so nothing falls
-/// between the two).
+/// Writes this member's catch-up to its connection and joins the group,
+/// both under the group's lock, so that nothing falls between the two and
+/// the group's next payload comes after the catch-up.
+#[allow(clippy::too_many_arguments)]
 fn start_member(
     groups: &Groups,
     key: &GroupKey,
@@ -826,10 +880,19 @@ fn start_member(
     hall: &Option<Option<Arc<Games>>>,
     from: Option<u64>,
     first: bool,
-) -> Option<MemberState> {
-    let joined = groups.join(key, plan, hall.clone())?;
+    conn: &Arc<Conn>,
+    id_json: Bytes,
+    kind: Envelope,
+) -> Option<Shared> {
+    let group = groups.group(key, plan, hall)?;
+    let mut members = group.members.lock().expect("lock");
+    if !group.alive.load(Ordering::Acquire) {
+        // It ended between the lookup and the lock: a new one is started.
+        drop(members);
+        return start_member(groups, key, plan, hall, from, first, conn, id_json, kind);
+    }
     let audience = crate::hub::AUDIENCES[key.audience];
-    let mut queue = VecDeque::new();
+    let mut queue = Vec::new();
     let seen;
     match (plan.root, hall) {
         (_, Some(only)) => {
@@ -856,7 +919,7 @@ fn start_member(
                     .events(game, audience, after, usize::MAX)
                     .unwrap_or_default();
                 for e in &evs {
-                    queue.push_back(plan.execute_event(e));
+                    queue.push(plan.execute_event(e));
                 }
                 let last = evs.last().map_or(after, |e| u64::from(e.seq).max(after));
                 // Live deltas resume after both the backlog and the
@@ -878,10 +941,30 @@ fn start_member(
             seen = seq;
         }
     }
-    Some(MemberState {
-        joined,
-        queue,
-        seen,
+    for payload in &queue {
+        conn.send(
+            &ws_frame::text(&envelope(&id_json, kind, payload)),
+            usize::MAX,
+        );
+    }
+    let member = Arc::new(Member {
+        conn: conn.clone(),
+        id_json,
+        kind,
+        seen: AtomicU64::new(seen),
+        hall: hall.is_some(),
+        gone: AtomicBool::new(false),
+        restart: AtomicBool::new(false),
+    });
+    members.push(member.clone());
+    drop(members);
+    Some(Shared {
+        groups: groups.clone(),
+        key: key.clone(),
+        plan: plan.clone(),
+        hall: hall.clone(),
+        member,
+        _group: group,
     })
 }
 

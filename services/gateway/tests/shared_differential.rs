@@ -1,19 +1,22 @@
 //! The shared subscription path against async-graphql's own: for every
 //! subscription field and a set of selections (aliases, `__typename`,
 //! nested objects, arguments as literals and variables, defaults), both
-//! give the same payload, byte for byte, event by event.
+//! give the same payload, byte for byte, event by event. The shared path
+//! is taken over a real `/graphql/ws` connection.
 
 mod common;
 
 use std::time::Duration;
 
 use common::*;
-use futures::{Stream, StreamExt};
+use futures::{SinkExt, Stream, StreamExt};
 use mafia_gateway::graphql::{field_table, schema};
-use mafia_gateway::shared::{member_stream, Groups, Plan};
+use mafia_gateway::shared::Plan;
 use mafia_gateway::{Caller, ServerConfig};
 use mafia_rules::{Audience, RuleSetId};
 use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
 
 const ID: &str = "cup.final.r1.t1.g1";
 
@@ -85,6 +88,51 @@ fn cases() -> Vec<Case> {
 
 type Payloads = std::pin::Pin<Box<dyn Stream<Item = String> + Send>>;
 
+/// The payloads of one subscription on its own graphql-transport-ws
+/// connection, as sent.
+async fn shared_payloads(
+    addr: std::net::SocketAddr,
+    token: Option<&str>,
+    query: &str,
+    variables: &Value,
+) -> Payloads {
+    let q = token.map_or(String::new(), |t| format!("?token={t}"));
+    let mut req = format!("ws://{addr}/graphql/ws{q}")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "sec-websocket-protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let init = json!({"type": "connection_init"});
+    ws.send(Message::Text(init.to_string().into()))
+        .await
+        .unwrap();
+    let sub = json!({"id": "1", "type": "subscribe",
+        "payload": {"query": query, "variables": variables}});
+    ws.send(Message::Text(sub.to_string().into()))
+        .await
+        .unwrap();
+    Box::pin(futures::stream::unfold(ws, |mut ws| async move {
+        while let Some(Ok(m)) = ws.next().await {
+            let Message::Text(t) = m else { continue };
+            if let Some(p) = t
+                .strip_prefix(r#"{"id":"1","type":"next","payload":"#)
+                .and_then(|t| t.strip_suffix('}'))
+            {
+                return Some((p.to_owned(), ws));
+            }
+            let v: Value = serde_json::from_str(&t).unwrap();
+            assert!(
+                v["type"] == "connection_ack" || v["type"] == "ping" || v["type"] == "pong",
+                "unexpected {t}"
+            );
+        }
+        None
+    }))
+}
+
 async fn next(s: &mut Payloads, what: &str) -> String {
     tokio::time::timeout(Duration::from_secs(30), s.next())
         .await
@@ -105,7 +153,7 @@ async fn the_shared_path_answers_every_subscription_like_async_graphql_event_by_
     until_folded(&fx.hub, ID, 30).await;
     let chief = tokens().check(Some(CHIEF)).unwrap();
     let schema = schema(fx.hub.clone(), mafia_gateway::board::Board::default());
-    let groups = Groups::new(fx.hub.clone(), std::sync::Arc::new(field_table()));
+    let fields = field_table();
     let public_before = fx.hub.state(&gid(ID), Audience::Public).unwrap().seq;
 
     let mut streams = Vec::new();
@@ -116,13 +164,10 @@ async fn the_shared_path_answers_every_subscription_like_async_graphql_event_by_
             chief.clone()
         };
         let payload = json!({"query": c.query, "variables": c.variables});
-        let plan = Plan::parse(&payload, groups.fields())
+        Plan::parse(&payload, &fields)
             .unwrap_or_else(|| panic!("case {i} is not shared: {}", c.query));
-        let shared: Payloads = Box::pin(
-            member_stream(&groups, plan, &caller)
-                .expect("a shared member")
-                .map(|b| String::from_utf8(b.to_vec()).unwrap()),
-        );
+        let token = (!c.public).then_some(CHIEF);
+        let shared = shared_payloads(fx.addr, token, c.query, &c.variables).await;
         let request = async_graphql::Request::new(c.query)
             .variables(async_graphql::Variables::from_json(c.variables.clone()))
             .data(caller);
@@ -135,6 +180,11 @@ async fn the_shared_path_answers_every_subscription_like_async_graphql_event_by_
     // The first message of each, so both have subscribed before the game
     // goes on (async-graphql's resolver runs on the first poll).
     let mut seen = vec![0usize; streams.len()];
+    let shared_before = fx
+        .hub
+        .stats()
+        .graphql_shared_deliveries
+        .load(std::sync::atomic::Ordering::Relaxed);
     for (i, _, shared, own) in &mut streams {
         assert_eq!(
             next(shared, "shared").await,
@@ -170,4 +220,12 @@ async fn the_shared_path_answers_every_subscription_like_async_graphql_event_by_
             assert_eq!(a, b, "case {i} ({}), message {n}", c.query);
         }
     }
+    // The live messages came through the shared groups, not
+    // async-graphql's resolvers.
+    let shared_after = fx
+        .hub
+        .stats()
+        .graphql_shared_deliveries
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(shared_after - shared_before >= 10);
 }

@@ -62,6 +62,23 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system) a process has used so far, in µs, from
+/// `/proc/<pid>/stat` (clock ticks; 100 per second on Linux).
+fn cpu_us(pid: &str) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    // Fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+    ticks * 10_000
+}
+
 /// Latency histogram in 1 ms buckets, shared by every client task.
 struct Histogram {
     buckets: Vec<AtomicU64>,
@@ -408,9 +425,25 @@ async fn main() -> anyhow::Result<()> {
         Ok((v[0], v[1], v[2], v[3]))
     };
     report(&mut child_in, &mut child_out)?;
+    let child_pid = child.id().to_string();
+    let (server_cpu0, client_cpu0) = (cpu_us("self"), cpu_us(&child_pid));
+    let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let hub_stats = hub.stats();
+    let (fold0, fanout0, events0, deliveries0) = (
+        load(&hub_stats.fold_ns),
+        load(&hub_stats.fanout_ns),
+        load(&hub_stats.events),
+        load(&hub_stats.deliveries),
+    );
     let mut appends = play(log.clone(), &mut games, args.secs, pace).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (raw, gql, p50, p99) = report(&mut child_in, &mut child_out)?;
+    let server_cpu = cpu_us("self") - server_cpu0;
+    let fold_ns = load(&hub_stats.fold_ns) - fold0;
+    let fanout_ns = load(&hub_stats.fanout_ns) - fanout0;
+    let events = load(&hub_stats.events) - events0;
+    let hub_deliveries = load(&hub_stats.deliveries) - deliveries0;
+    let client_cpu = cpu_us(&child_pid) - client_cpu0;
     appends.sort_unstable();
     let append_p = |p: f64| {
         let i = ((appends.len() as f64 * p) as usize).min(appends.len().saturating_sub(1));
@@ -433,6 +466,21 @@ async fn main() -> anyhow::Result<()> {
     println!("deliveries_per_sec: {:.0} msg/s", (raw + gql) as f64 / secs);
     println!("raw_deliveries_per_sec: {:.0} msg/s", raw as f64 / secs);
     println!("graphql_deliveries_per_sec: {:.0} msg/s", gql as f64 / secs);
+    // The server process also plays the tables and runs the log, so this
+    // is an upper bound on the gateway's own cost.
+    let per = |us: u64| us as f64 / (raw + gql).max(1) as f64;
+    println!("server_cpu_us_per_delivery: {:.2} us", per(server_cpu));
+    println!("client_cpu_us_per_delivery: {:.2} us", per(client_cpu));
+    // Wall time inside the hub's lock, split between folding events (and
+    // encoding their messages) and offering them (writes included).
+    println!(
+        "hub_fold_us_per_event: {:.1} us",
+        fold_ns as f64 / 1e3 / events.max(1) as f64
+    );
+    println!(
+        "hub_fanout_us_per_delivery: {:.2} us",
+        fanout_ns as f64 / 1e3 / hub_deliveries.max(1) as f64
+    );
     println!("latency_p50_ms: {p50} ms");
     println!("latency_p99_ms: {p99} ms");
     println!("append_commit_p50_ms: {} ms", append_p(0.5));

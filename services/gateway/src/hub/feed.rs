@@ -2,13 +2,14 @@
 //! recent deltas for resuming, each encoded once to shared bytes.
 
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Game};
 use serde_json::{json, Value};
 
-use crate::messages::{encode, GameFeed, HallFeed};
+use crate::messages::{encode, GameFeed};
 
 use super::game::AudienceEvent;
 use crate::patch;
@@ -24,7 +25,13 @@ pub(crate) struct Feed {
     pub(crate) seq: u64,
     pub(crate) over: bool,
     pub(crate) view: Value,
-    snapshot: Bytes,
+    /// `view` encoded, once per event: the hall message and the snapshot
+    /// splice it in.
+    view_json: Bytes,
+    /// The game id as a JSON string.
+    id_json: Bytes,
+    /// The `snapshot` message, encoded when first asked for after a change.
+    snapshot: OnceLock<Bytes>,
     frames: VecDeque<Frame>,
 }
 
@@ -44,11 +51,13 @@ impl Feed {
             seq: 0,
             over: false,
             view: Value::Null,
-            snapshot: Bytes::new(),
+            view_json: Bytes::new(),
+            id_json: Bytes::from(serde_json::to_vec(game_id).expect("strings serialize")),
+            snapshot: OnceLock::new(),
             frames: VecDeque::new(),
         };
         feed.view = feed.render(start);
-        feed.snapshot = feed.encode_snapshot(game_id);
+        feed.view_json = Bytes::from(serde_json::to_vec(&feed.view).expect("views serialize"));
         feed
     }
 
@@ -56,12 +65,26 @@ impl Feed {
         serde_json::to_value(game.view(self.audience)).expect("views serialize")
     }
 
-    fn encode_snapshot(&self, game_id: &str) -> Bytes {
-        encode(&GameFeed::Snapshot {
-            game_id: game_id.to_owned(),
-            seq: self.seq,
-            view: self.view.clone(),
-        })
+    /// `{"type":<kind>,"game_id":…,"seq":…,"view":…}`, as serde encodes
+    /// `GameFeed::Snapshot` and `HallFeed::Table`, from the encoded view.
+    fn with_view(&self, kind: &str) -> Bytes {
+        let mut out = Vec::with_capacity(self.view_json.len() + self.id_json.len() + 64);
+        out.extend_from_slice(b"{\"type\":\"");
+        out.extend_from_slice(kind.as_bytes());
+        out.extend_from_slice(b"\",\"game_id\":");
+        out.extend_from_slice(&self.id_json);
+        out.extend_from_slice(b",\"seq\":");
+        out.extend_from_slice(self.seq.to_string().as_bytes());
+        out.extend_from_slice(b",\"view\":");
+        out.extend_from_slice(&self.view_json);
+        out.push(b'}');
+        Bytes::from(out)
+    }
+
+    fn snapshot(&self) -> Bytes {
+        self.snapshot
+            .get_or_init(|| self.with_view("snapshot"))
+            .clone()
     }
 
     /// Publishes what the engine shows this audience of one event (`None`:
@@ -80,13 +103,14 @@ impl Feed {
         let view = self.render(game);
         let patch = patch::diff(&self.view, &view).unwrap_or_else(|| json!({}));
         self.view = view;
+        self.view_json = Bytes::from(serde_json::to_vec(&self.view).expect("views serialize"));
+        self.snapshot = OnceLock::new();
         let delta = encode(&GameFeed::Delta {
             game_id: game_id.to_owned(),
             seq: self.seq,
             event,
             patch,
         });
-        self.snapshot = self.encode_snapshot(game_id);
         self.frames.push_back(Frame {
             seq: self.seq,
             bytes: delta.clone(),
@@ -95,11 +119,7 @@ impl Feed {
         while self.frames.len() > history {
             self.frames.pop_front();
         }
-        let hall = encode(&HallFeed::Table {
-            game_id: game_id.to_owned(),
-            seq: self.seq,
-            view: self.view.clone(),
-        });
+        let hall = self.with_view("table");
         Some(Pushed { delta, hall })
     }
 
@@ -120,7 +140,7 @@ impl Feed {
                     .collect();
             }
         }
-        vec![self.snapshot.clone()]
+        vec![self.snapshot()]
     }
 
     /// Retained events with an audience sequence above `after`.
@@ -129,5 +149,46 @@ impl Feed {
             .iter()
             .filter(move |f| f.seq > after)
             .map(|f| &f.event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::HallFeed;
+    use mafia_rules::sim::simulate;
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_spliced_snapshot_and_hall_messages_are_what_serde_encodes() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let sim = simulate(mafia_rules::RuleSetId::Club, &mut rng, 0);
+        let id = "cup.main.r1.t1.g\"1";
+        let setup = mafia_gateway_setup(&sim);
+        let mut game = Game::replay(setup, std::iter::empty()).unwrap();
+        let mut feed = Feed::new(Audience::Judge, id, &game);
+        for env in &sim.events[..40] {
+            let seen = game.fold_seen(env).unwrap();
+            let Some(p) = feed.push(id, seen.for_audience(Audience::Judge), &game, 8) else {
+                continue;
+            };
+            let hall = encode(&HallFeed::Table {
+                game_id: id.to_owned(),
+                seq: feed.seq,
+                view: feed.view.clone(),
+            });
+            assert_eq!(p.hall, hall);
+            let snapshot = encode(&GameFeed::Snapshot {
+                game_id: id.to_owned(),
+                seq: feed.seq,
+                view: feed.view.clone(),
+            });
+            assert_eq!(feed.catch_up(None), vec![snapshot]);
+        }
+    }
+
+    fn mafia_gateway_setup(sim: &mafia_rules::sim::SimulatedGame) -> mafia_rules::Setup {
+        let game_id: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
+        crate::demo::header(sim, &game_id).setup().unwrap()
     }
 }

@@ -34,11 +34,13 @@ use mafia_record::GameId;
 use mafia_rules::Audience;
 use tokio::sync::watch;
 
+use crate::ws::Conn;
+
 use self::core::slot;
 pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES};
 pub use self::game::{AudienceEvent, GameInfo, GameState};
-use self::sink::Sink;
 pub use self::sink::{Ended, Stats, Subscription};
+use self::sink::{Outgoing, Sink};
 
 /// Tuning for a [`Hub`].
 #[derive(Clone, Debug)]
@@ -89,12 +91,17 @@ struct State {
 }
 
 impl State {
-    fn deliver(&mut self, out: &mut Vec<Transmit>, stats: &Stats) {
+    /// Offers each message to its route's subscribers, framing it once for
+    /// all the WebSocket connections among them.
+    fn deliver(&mut self, out: &mut Vec<Transmit>, hub: &Inner) {
+        let (capacity, stats) = (hub.config.queue_capacity, &hub.stats);
+        let started = std::time::Instant::now();
         for t in out.drain(..) {
+            let mut msg = Outgoing::new(&t.msg);
             match t.route {
                 Route::Game { game, audience } => {
                     if let Some(sinks) = self.games.get_mut(&*game) {
-                        sinks[slot(audience)].retain(|s| s.offer(&t.msg, stats));
+                        sinks[slot(audience)].retain(|s| s.offer(&mut msg, capacity, stats));
                     }
                 }
                 Route::Hall { game, audience } => {
@@ -102,11 +109,12 @@ impl State {
                         if s.games.as_ref().is_some_and(|only| !only.contains(&game)) {
                             return !s.is_closed();
                         }
-                        s.offer(&t.msg, stats)
+                        s.offer(&mut msg, capacity, stats)
                     });
                 }
             }
         }
+        stats.took(&stats.fanout_ns, started);
     }
 }
 
@@ -221,17 +229,19 @@ impl Hub {
         let mut out = Vec::new();
         {
             let mut st = self.lock();
-            match st
+            let started = std::time::Instant::now();
+            let folded = st
                 .core
-                .handle_event(&id, e.seq, &e.payload, arrival, now(), &mut out)
-            {
+                .handle_event(&id, e.seq, &e.payload, arrival, now(), &mut out);
+            self.inner.stats.took(&self.inner.stats.fold_ns, started);
+            match folded {
                 Ok(true) => {
                     self.inner.stats.events.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok(false) => {}
                 Err(err) => tracing::warn!(game = e.game, error = %err, "event skipped"),
             }
-            st.deliver(&mut out, &self.inner.stats);
+            st.deliver(&mut out, &self.inner);
         }
         self.progressed();
     }
@@ -283,8 +293,10 @@ impl Hub {
         let mut out = Vec::new();
         {
             let mut st = self.lock();
+            let started = std::time::Instant::now();
             st.core.handle_timeout(now().at, &mut out);
-            st.deliver(&mut out, &self.inner.stats);
+            self.inner.stats.took(&self.inner.stats.fold_ns, started);
+            st.deliver(&mut out, &self.inner);
         }
         self.progressed();
     }
@@ -304,11 +316,11 @@ impl Hub {
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
         let mut st = self.lock();
-        st.games
-            .values_mut()
-            .flat_map(|s| s.iter_mut())
-            .for_each(Vec::clear);
-        st.hall.iter_mut().for_each(Vec::clear);
+        let st = &mut *st;
+        for sinks in st.games.values_mut().flatten().chain(st.hall.iter_mut()) {
+            sinks.iter().for_each(Sink::end);
+            sinks.clear();
+        }
     }
 
     pub fn config(&self) -> &HubConfig {
@@ -414,6 +426,46 @@ impl Hub {
         sinks.retain(|s| !s.is_closed());
         sinks.push(sink);
         Ok(sub)
+    }
+
+    /// [`Hub::subscribe`] for a raw-feed WebSocket: the catch-up is
+    /// framed onto the connection at once, and every later message is
+    /// written to it by the fan-out. Called again after the connection
+    /// lagged, without `from`, for a fresh snapshot.
+    pub fn subscribe_conn(
+        &self,
+        game_id: &GameId,
+        audience: Audience,
+        from: Option<u64>,
+        conn: &Arc<Conn>,
+    ) -> Result<(), HubError> {
+        let mut st = self.lock();
+        let (initial, _) = st
+            .core
+            .catch_up(game_id, audience, from)
+            .ok_or_else(|| Self::unknown(game_id))?;
+        let sink = Sink::direct(conn.clone(), None, &initial);
+        let sinks = &mut st.games.entry(game_id.clone()).or_default()[slot(audience)];
+        sinks.retain(|s| !s.is_closed());
+        sinks.push(sink);
+        Ok(())
+    }
+
+    /// [`Hub::subscribe_hall`] for a raw-feed WebSocket.
+    pub fn subscribe_hall_conn(
+        &self,
+        audience: Audience,
+        games: Option<Arc<crate::auth::Games>>,
+        conn: &Arc<Conn>,
+    ) {
+        let mut st = self.lock();
+        let snapshot = st
+            .core
+            .hall_snapshot(audience, |id| games.as_ref().is_none_or(|s| s.contains(id)));
+        let sink = Sink::direct(conn.clone(), games, &[snapshot]);
+        let hall = &mut st.hall[slot(audience)];
+        hall.retain(|s| !s.is_closed());
+        hall.push(sink);
     }
 
     /// What [`Hub::subscribe`] would send first (and the sequence it

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use crate::ws::{frame, Conn};
+
 /// Counters for tests, logs and the benchmark.
 #[derive(Default, Debug)]
 pub struct Stats {
@@ -21,6 +23,16 @@ pub struct Stats {
     pub graphql_group_executions: AtomicU64,
     /// Shared GraphQL payloads queued to subscribers.
     pub graphql_shared_deliveries: AtomicU64,
+    /// Time spent folding events and encoding their messages (ns).
+    pub fold_ns: AtomicU64,
+    /// Time spent offering messages to subscribers, writes included (ns).
+    pub fanout_ns: AtomicU64,
+}
+
+impl Stats {
+    pub(crate) fn took(&self, counter: &AtomicU64, since: std::time::Instant) {
+        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
 }
 
 /// A subscriber's end of a game's feed: the catch-up messages to send first,
@@ -64,11 +76,38 @@ impl Subscription {
     }
 }
 
+enum Target {
+    /// A queue its owner drains (GraphQL groups, standings, tests).
+    Queue {
+        tx: mpsc::Sender<Bytes>,
+        lagged: Arc<AtomicBool>,
+    },
+    /// A raw-feed WebSocket, written to from the fan-out.
+    Direct(Arc<Conn>),
+}
+
 pub(crate) struct Sink {
-    tx: mpsc::Sender<Bytes>,
-    lagged: Arc<AtomicBool>,
+    target: Target,
     /// Hall subscribers: the games they may see (`None` = all).
     pub(crate) games: Option<Arc<crate::auth::Games>>,
+}
+
+/// One message on its way to a route's subscribers: its JSON, and its
+/// WebSocket frame, encoded at most once for all of them.
+pub(crate) struct Outgoing<'a> {
+    msg: &'a Bytes,
+    frame: Option<Bytes>,
+}
+
+impl<'a> Outgoing<'a> {
+    pub(crate) fn new(msg: &'a Bytes) -> Self {
+        Outgoing { msg, frame: None }
+    }
+
+    fn frame(&mut self) -> &Bytes {
+        let msg = self.msg;
+        self.frame.get_or_insert_with(|| frame::text(msg))
+    }
 }
 
 impl Sink {
@@ -82,8 +121,10 @@ impl Sink {
         let lagged = Arc::new(AtomicBool::new(false));
         (
             Sink {
-                tx,
-                lagged: lagged.clone(),
+                target: Target::Queue {
+                    tx,
+                    lagged: lagged.clone(),
+                },
                 games,
             },
             Subscription {
@@ -95,23 +136,61 @@ impl Sink {
         )
     }
 
-    pub(crate) fn is_closed(&self) -> bool {
-        self.tx.is_closed()
+    /// A WebSocket connection, sent its catch-up at once.
+    pub(crate) fn direct(
+        conn: Arc<Conn>,
+        games: Option<Arc<crate::auth::Games>>,
+        initial: &[Bytes],
+    ) -> Sink {
+        conn.rejoin();
+        for msg in initial {
+            conn.send(&frame::text(msg), usize::MAX);
+        }
+        Sink {
+            target: Target::Direct(conn),
+            games,
+        }
     }
 
-    /// Queues `msg`; false when the sink must be dropped (full or gone).
-    pub(crate) fn offer(&self, msg: &Bytes, stats: &Stats) -> bool {
-        match self.tx.try_send(msg.clone()) {
-            Ok(()) => {
-                stats.deliveries.fetch_add(1, Ordering::Relaxed);
-                true
-            }
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                self.lagged.store(true, Ordering::Release);
-                stats.lagged.fetch_add(1, Ordering::Relaxed);
-                false
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+    pub(crate) fn is_closed(&self) -> bool {
+        match &self.target {
+            Target::Queue { tx, .. } => tx.is_closed(),
+            Target::Direct(conn) => conn.is_closed(),
         }
+    }
+
+    /// The hub is closing: a direct connection is told (a queue learns it
+    /// when its sender drops).
+    pub(crate) fn end(&self) {
+        if let Target::Direct(conn) = &self.target {
+            conn.end();
+        }
+    }
+
+    /// Sends or queues `msg`; false when the sink must be dropped (full,
+    /// lagged or gone). `capacity` bounds a direct connection's backlog.
+    pub(crate) fn offer(&self, msg: &mut Outgoing<'_>, capacity: usize, stats: &Stats) -> bool {
+        let taken = match &self.target {
+            Target::Queue { tx, lagged } => match tx.try_send(msg.msg.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    lagged.store(true, Ordering::Release);
+                    stats.lagged.fetch_add(1, Ordering::Relaxed);
+                    return false;
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => return false,
+            },
+            Target::Direct(conn) => {
+                let taken = conn.send(msg.frame(), capacity);
+                if !taken && conn.status().lagged {
+                    stats.lagged.fetch_add(1, Ordering::Relaxed);
+                }
+                taken
+            }
+        };
+        if taken {
+            stats.deliveries.fetch_add(1, Ordering::Relaxed);
+        }
+        taken
     }
 }

@@ -1,0 +1,423 @@
+//! RFC 6455 frames as the gateway's server side needs them: whole,
+//! unmasked frames out (so one encoding serves every subscriber of a
+//! message), and the client's masked frames in, assembled into messages
+//! with the size limits and close codes of FEED.md.
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+const FIN: u8 = 0x80;
+const OP_CONTINUATION: u8 = 0x0;
+const OP_TEXT: u8 = 0x1;
+const OP_BINARY: u8 = 0x2;
+const OP_CLOSE: u8 = 0x8;
+const OP_PING: u8 = 0x9;
+const OP_PONG: u8 = 0xA;
+
+/// Close codes (RFC 6455 §7.4.1).
+pub const PROTOCOL_ERROR: u16 = 1002;
+pub const INVALID_PAYLOAD: u16 = 1007;
+pub const TOO_BIG: u16 = 1009;
+
+/// The most a frame header takes: 2 bytes, an 8-byte length, no mask.
+const MAX_HEADER: usize = 10;
+
+fn frame(opcode: u8, payload: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(MAX_HEADER + payload.len());
+    out.put_u8(FIN | opcode);
+    match payload.len() {
+        n @ 0..=125 => out.put_u8(n as u8),
+        n @ 126..=0xFFFF => {
+            out.put_u8(126);
+            out.put_u16(n as u16);
+        }
+        n => {
+            out.put_u8(127);
+            out.put_u64(n as u64);
+        }
+    }
+    out.put_slice(payload);
+    out.freeze()
+}
+
+/// A whole text frame. The payload must be UTF-8; the gateway only
+/// frames JSON it encoded itself, so it is not checked again.
+pub fn text(payload: &[u8]) -> Bytes {
+    frame(OP_TEXT, payload)
+}
+
+pub fn ping() -> Bytes {
+    frame(OP_PING, &[])
+}
+
+pub fn pong(payload: &[u8]) -> Bytes {
+    frame(OP_PONG, payload)
+}
+
+/// A close frame; the reason is cut to fit a control frame's 125 bytes.
+pub fn close(code: u16, reason: &str) -> Bytes {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut payload = Vec::with_capacity(2 + end);
+    payload.extend_from_slice(&code.to_be_bytes());
+    payload.extend_from_slice(&reason.as_bytes()[..end]);
+    frame(OP_CLOSE, &payload)
+}
+
+/// A message from the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    Text(Bytes),
+    Binary(Bytes),
+    Ping(Bytes),
+    Pong(Bytes),
+    /// The close code and reason, if the client gave one.
+    Close(Option<(u16, String)>),
+}
+
+/// A client that broke the protocol: the close code it gets, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{why} (close {code})")]
+pub struct Violation {
+    pub code: u16,
+    pub why: &'static str,
+}
+
+fn protocol(why: &'static str) -> Violation {
+    Violation {
+        code: PROTOCOL_ERROR,
+        why,
+    }
+}
+
+/// Reads the client's side of the stream. Holds bytes only while a frame
+/// or a fragmented message is incomplete: an idle connection's decoder
+/// owns no buffer.
+#[derive(Debug)]
+pub struct Decoder {
+    max_message: usize,
+    /// Bytes of an incomplete frame.
+    partial: Vec<u8>,
+    /// A fragmented message so far: its opcode and payload.
+    message: Option<(u8, Vec<u8>)>,
+}
+
+impl Decoder {
+    /// `max_message` bounds a frame and an assembled message alike.
+    pub fn new(max_message: usize) -> Decoder {
+        Decoder {
+            max_message,
+            partial: Vec::new(),
+            message: None,
+        }
+    }
+
+    /// Takes bytes read from the socket; appends each message they
+    /// complete to `out`.
+    pub fn feed(&mut self, data: &[u8], out: &mut Vec<Incoming>) -> Result<(), Violation> {
+        if self.partial.is_empty() {
+            let used = self.frames(data, out)?;
+            self.partial.extend_from_slice(&data[used..]);
+        } else {
+            let mut buf = std::mem::take(&mut self.partial);
+            buf.extend_from_slice(data);
+            let used = self.frames(&buf, out)?;
+            if used < buf.len() {
+                buf.drain(..used);
+                self.partial = buf;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes every whole frame at the start of `data`; returns the
+    /// bytes used.
+    fn frames(&mut self, data: &[u8], out: &mut Vec<Incoming>) -> Result<usize, Violation> {
+        let mut at = 0;
+        while let Some(used) = self.frame(&data[at..], out)? {
+            at += used;
+        }
+        Ok(at)
+    }
+
+    fn frame(&mut self, data: &[u8], out: &mut Vec<Incoming>) -> Result<Option<usize>, Violation> {
+        if data.len() < 2 {
+            return Ok(None);
+        }
+        let (b0, b1) = (data[0], data[1]);
+        if b0 & 0x70 != 0 {
+            return Err(protocol("reserved bits set"));
+        }
+        if b1 & 0x80 == 0 {
+            return Err(protocol("unmasked client frame"));
+        }
+        let fin = b0 & FIN != 0;
+        let opcode = b0 & 0x0F;
+        let (len, mut at) = match b1 & 0x7F {
+            126 if data.len() >= 4 => (u16::from_be_bytes([data[2], data[3]]) as u64, 4),
+            127 if data.len() >= 10 => {
+                let mut n = [0; 8];
+                n.copy_from_slice(&data[2..10]);
+                (u64::from_be_bytes(n), 10)
+            }
+            126 | 127 => return Ok(None),
+            n => (n as u64, 2),
+        };
+        let control = opcode & 0x8 != 0;
+        if control && (!fin || len > 125) {
+            return Err(protocol("fragmented or long control frame"));
+        }
+        if len > self.max_message as u64 {
+            return Err(Violation {
+                code: TOO_BIG,
+                why: "frame over the size limit",
+            });
+        }
+        let len = len as usize;
+        if data.len() < at + 4 + len {
+            return Ok(None);
+        }
+        let mask = [data[at], data[at + 1], data[at + 2], data[at + 3]];
+        at += 4;
+        let mut payload = data[at..at + len].to_vec();
+        for (i, b) in payload.iter_mut().enumerate() {
+            *b ^= mask[i & 3];
+        }
+        at += len;
+        match opcode {
+            OP_PING => out.push(Incoming::Ping(payload.into())),
+            OP_PONG => out.push(Incoming::Pong(payload.into())),
+            OP_CLOSE => out.push(Incoming::Close(close_payload(&payload)?)),
+            OP_TEXT | OP_BINARY => {
+                if self.message.is_some() {
+                    return Err(protocol("new message inside a fragmented one"));
+                }
+                if fin {
+                    out.push(message(opcode, payload)?);
+                } else {
+                    self.message = Some((opcode, payload));
+                }
+            }
+            OP_CONTINUATION => {
+                let Some((first, mut so_far)) = self.message.take() else {
+                    return Err(protocol("continuation without a message"));
+                };
+                if so_far.len() + payload.len() > self.max_message {
+                    return Err(Violation {
+                        code: TOO_BIG,
+                        why: "message over the size limit",
+                    });
+                }
+                so_far.extend_from_slice(&payload);
+                if fin {
+                    out.push(message(first, so_far)?);
+                } else {
+                    self.message = Some((first, so_far));
+                }
+            }
+            _ => return Err(protocol("unknown opcode")),
+        }
+        Ok(Some(at))
+    }
+}
+
+fn message(opcode: u8, payload: Vec<u8>) -> Result<Incoming, Violation> {
+    if opcode == OP_BINARY {
+        return Ok(Incoming::Binary(payload.into()));
+    }
+    if std::str::from_utf8(&payload).is_err() {
+        return Err(Violation {
+            code: INVALID_PAYLOAD,
+            why: "text message not UTF-8",
+        });
+    }
+    Ok(Incoming::Text(payload.into()))
+}
+
+fn close_payload(p: &[u8]) -> Result<Option<(u16, String)>, Violation> {
+    match p {
+        [] => Ok(None),
+        [_] => Err(protocol("one-byte close payload")),
+        [hi, lo, reason @ ..] => {
+            let reason = std::str::from_utf8(reason).map_err(|_| Violation {
+                code: INVALID_PAYLOAD,
+                why: "close reason not UTF-8",
+            })?;
+            Ok(Some((u16::from_be_bytes([*hi, *lo]), reason.to_owned())))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Control, Data, OpCode};
+    use tokio_tungstenite::tungstenite::protocol::frame::{Frame, FrameHeader};
+    use tokio_tungstenite::tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
+    use tokio_tungstenite::tungstenite::Message;
+
+    /// What tungstenite, as a client, reads from `bytes`.
+    fn read_as_client(bytes: &[u8]) -> Vec<Message> {
+        let config = WebSocketConfig::default()
+            .max_message_size(None)
+            .max_frame_size(None);
+        let mut ws =
+            WebSocket::from_raw_socket(Cursor::new(bytes.to_vec()), Role::Client, Some(config));
+        let mut out = Vec::new();
+        while let Ok(m) = ws.read() {
+            out.push(m);
+        }
+        out
+    }
+
+    /// A masked client frame, as tungstenite formats it.
+    fn client_frame(data: &[u8], opcode: OpCode, fin: bool) -> Vec<u8> {
+        let header = FrameHeader {
+            is_final: fin,
+            opcode,
+            mask: Some([0x12, 0x34, 0x56, 0x78]),
+            ..FrameHeader::default()
+        };
+        let f = Frame::from_payload(header, Bytes::copy_from_slice(data));
+        let mut out = Vec::new();
+        f.format(&mut out).unwrap();
+        out
+    }
+
+    fn decode(bytes: &[u8], max: usize) -> Result<Vec<Incoming>, Violation> {
+        let mut d = Decoder::new(max);
+        let mut out = Vec::new();
+        d.feed(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn text_frames_of_every_length_class_read_back_in_tungstenite() {
+        for len in [0, 1, 125, 126, 127, 0xFFFF, 0x1_0000, 3 << 20] {
+            let body = "x".repeat(len);
+            let got = read_as_client(&text(body.as_bytes()));
+            assert_eq!(got, vec![Message::Text(body.into())], "length {len}");
+        }
+    }
+
+    #[test]
+    fn control_frames_read_back_in_tungstenite() {
+        let mut all = Vec::new();
+        all.extend_from_slice(&ping());
+        all.extend_from_slice(&pong(b"abc"));
+        all.extend_from_slice(&close(1001, "server shutting down"));
+        let got = read_as_client(&all);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], Message::Ping(Bytes::new()));
+        assert_eq!(got[1], Message::Pong(Bytes::from_static(b"abc")));
+        let Message::Close(Some(c)) = &got[2] else {
+            panic!("{:?}", got[2]);
+        };
+        assert_eq!(
+            (u16::from(c.code), c.reason.as_str()),
+            (1001, "server shutting down")
+        );
+    }
+
+    #[test]
+    fn a_long_close_reason_is_cut_at_a_character_boundary() {
+        let reason = "é".repeat(100);
+        let f = close(1000, &reason);
+        assert!(f.len() <= 2 + 125);
+        let got = decode_unmasked_close(&f);
+        assert!(got.1.chars().all(|c| c == 'é'));
+        assert_eq!(got.0, 1000);
+    }
+
+    fn decode_unmasked_close(f: &[u8]) -> (u16, String) {
+        let (header, len) = FrameHeader::parse(&mut Cursor::new(f)).unwrap().unwrap();
+        assert!(header.mask.is_none());
+        let p = &f[f.len() - len as usize..];
+        close_payload(p).unwrap().unwrap()
+    }
+
+    #[test]
+    fn client_messages_decode_whole_and_fragmented() {
+        let mut bytes = client_frame(b"{\"type\":", OpCode::Data(Data::Text), false);
+        bytes.extend(client_frame(
+            b"\"ping\"",
+            OpCode::Data(Data::Continue),
+            false,
+        ));
+        // A control frame may come between the fragments.
+        bytes.extend(client_frame(b"p", OpCode::Control(Control::Ping), true));
+        bytes.extend(client_frame(b"}", OpCode::Data(Data::Continue), true));
+        bytes.extend(client_frame(b"\x01\x02", OpCode::Data(Data::Binary), true));
+        bytes.extend(client_frame(b"", OpCode::Control(Control::Pong), true));
+        let want = vec![
+            Incoming::Ping(Bytes::from_static(b"p")),
+            Incoming::Text(Bytes::from_static(b"{\"type\":\"ping\"}")),
+            Incoming::Binary(Bytes::from_static(b"\x01\x02")),
+            Incoming::Pong(Bytes::new()),
+        ];
+        assert_eq!(decode(&bytes, 1 << 16).unwrap(), want);
+        // Byte by byte, the same messages.
+        let mut d = Decoder::new(1 << 16);
+        let mut out = Vec::new();
+        for b in &bytes {
+            d.feed(std::slice::from_ref(b), &mut out).unwrap();
+        }
+        assert_eq!(out, want);
+        assert!(d.partial.is_empty() && d.message.is_none());
+    }
+
+    #[test]
+    fn large_client_messages_decode_up_to_the_limit_and_not_beyond() {
+        let body = vec![b'a'; 70_000];
+        let bytes = client_frame(&body, OpCode::Data(Data::Text), true);
+        let got = decode(&bytes, 70_000).unwrap();
+        assert_eq!(got, vec![Incoming::Text(body.clone().into())]);
+        assert_eq!(decode(&bytes, 69_999).unwrap_err().code, TOO_BIG);
+        // Fragments that add up to more than the limit.
+        let mut parts = client_frame(&body[..40_000], OpCode::Data(Data::Text), false);
+        parts.extend(client_frame(
+            &body[40_000..],
+            OpCode::Data(Data::Continue),
+            true,
+        ));
+        assert_eq!(decode(&parts, 69_999).unwrap_err().code, TOO_BIG);
+        assert_eq!(decode(&parts, 70_000).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_oversized_frame_is_refused_from_its_header_alone() {
+        let bytes = client_frame(&vec![0; 100_000], OpCode::Data(Data::Binary), true);
+        // Only the header has arrived.
+        assert_eq!(decode(&bytes[..14], 65_536).unwrap_err().code, TOO_BIG);
+    }
+
+    #[test]
+    fn protocol_breaches_are_refused_with_their_close_codes() {
+        let unmasked = text(b"hi");
+        assert_eq!(decode(&unmasked, 1024).unwrap_err().code, PROTOCOL_ERROR);
+        let orphan = client_frame(b"x", OpCode::Data(Data::Continue), true);
+        assert_eq!(decode(&orphan, 1024).unwrap_err().code, PROTOCOL_ERROR);
+        let long_ping = client_frame(&[0; 126], OpCode::Control(Control::Ping), true);
+        assert_eq!(decode(&long_ping, 1024).unwrap_err().code, PROTOCOL_ERROR);
+        let bad_utf8 = client_frame(b"\xff", OpCode::Data(Data::Text), true);
+        assert_eq!(decode(&bad_utf8, 1024).unwrap_err().code, INVALID_PAYLOAD);
+        let mut nested = client_frame(b"a", OpCode::Data(Data::Text), false);
+        nested.extend(client_frame(b"b", OpCode::Data(Data::Text), true));
+        assert_eq!(decode(&nested, 1024).unwrap_err().code, PROTOCOL_ERROR);
+    }
+
+    #[test]
+    fn a_client_close_gives_its_code_and_reason() {
+        let mut payload = 4000u16.to_be_bytes().to_vec();
+        payload.extend_from_slice(b"bye");
+        let bytes = client_frame(&payload, OpCode::Control(Control::Close), true);
+        assert_eq!(
+            decode(&bytes, 1024).unwrap(),
+            vec![Incoming::Close(Some((4000, "bye".into())))]
+        );
+        let empty = client_frame(b"", OpCode::Control(Control::Close), true);
+        assert_eq!(decode(&empty, 1024).unwrap(), vec![Incoming::Close(None)]);
+    }
+}

@@ -1,0 +1,12 @@
+//! The gateway's own WebSocket transport for the raw feed: the handshake
+//! (`upgrade.rs`), whole server frames encoded once per message for every
+//! subscriber and the client's frames decoded (`frame.rs`), and the
+//! connection the fan-out writes to directly (`conn.rs`).
+
+pub mod conn;
+pub mod frame;
+pub mod upgrade;
+
+pub use conn::Conn;
+pub use frame::{Decoder, Incoming};
+pub use upgrade::Upgrade;

@@ -1,0 +1,129 @@
+//! The WebSocket handshake (RFC 6455 §4.2) for the feeds that run on the
+//! gateway's own framing: checks the request as axum's `WebSocketUpgrade`
+//! does, answers 101, and hands the connection's task the plain
+//! `TcpStream` back from hyper (which [`crate::serve`] makes possible by
+//! serving HTTP/1 on `TokioIo<TcpStream>`).
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+/// A request to upgrade to a WebSocket.
+pub struct Upgrade {
+    key: HeaderValue,
+    on_upgrade: hyper::upgrade::OnUpgrade,
+    /// The subprotocols the client offered, in its order.
+    pub protocols: Vec<String>,
+}
+
+/// Why a request cannot be upgraded.
+#[derive(Debug)]
+pub struct Refused(StatusCode, &'static str);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, self.1).into_response()
+    }
+}
+
+fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
+    headers.get_all(name).iter().any(|v| {
+        v.as_bytes()
+            .split(|&b| b == b',')
+            .any(|t| t.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
+    })
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
+    type Rejection = Refused;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Refused> {
+        let bad = |why| Refused(StatusCode::BAD_REQUEST, why);
+        if parts.method != Method::GET {
+            return Err(Refused(StatusCode::METHOD_NOT_ALLOWED, "not a GET"));
+        }
+        if !has_token(&parts.headers, header::CONNECTION, "upgrade") {
+            return Err(bad("Connection header did not include 'upgrade'"));
+        }
+        if !has_token(&parts.headers, header::UPGRADE, "websocket") {
+            return Err(bad("`Upgrade` header did not include 'websocket'"));
+        }
+        if parts
+            .headers
+            .get(header::SEC_WEBSOCKET_VERSION)
+            .is_none_or(|v| v.as_bytes() != b"13")
+        {
+            return Err(bad("`Sec-WebSocket-Version` header did not include '13'"));
+        }
+        let key = parts
+            .headers
+            .get(header::SEC_WEBSOCKET_KEY)
+            .cloned()
+            .ok_or(bad("`Sec-WebSocket-Key` header missing"))?;
+        let on_upgrade = parts
+            .extensions
+            .remove::<hyper::upgrade::OnUpgrade>()
+            .ok_or(Refused(
+                StatusCode::UPGRADE_REQUIRED,
+                "WebSocket request couldn't be upgraded since no upgrade state was present",
+            ))?;
+        let protocols = parts
+            .headers
+            .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|p| p.trim().to_owned())
+            .collect();
+        Ok(Upgrade {
+            key,
+            on_upgrade,
+            protocols,
+        })
+    }
+}
+
+impl Upgrade {
+    /// Answers 101 (with `protocol`, if one was chosen) and runs `task`
+    /// on the upgraded socket, with the bytes the client sent after its
+    /// request.
+    pub fn on_upgrade<F, Fut>(self, protocol: Option<&'static str>, task: F) -> Response
+    where
+        F: FnOnce(TcpStream, Bytes) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let accept =
+            tokio_tungstenite::tungstenite::handshake::derive_accept_key(self.key.as_bytes());
+        let on_upgrade = self.on_upgrade;
+        tokio::spawn(async move {
+            let upgraded = match on_upgrade.await {
+                Ok(u) => u,
+                Err(e) => {
+                    tracing::debug!(error = %e, "upgrade failed");
+                    return;
+                }
+            };
+            match upgraded.downcast::<TokioIo<TcpStream>>() {
+                Ok(parts) => task(parts.io.into_inner(), parts.read_buf).await,
+                Err(_) => tracing::error!(
+                    "a WebSocket feed was upgraded outside mafia_gateway::serve; closed"
+                ),
+            }
+        });
+        let mut response = Response::builder()
+            .status(StatusCode::SWITCHING_PROTOCOLS)
+            .header(header::CONNECTION, "upgrade")
+            .header(header::UPGRADE, "websocket")
+            .header(header::SEC_WEBSOCKET_ACCEPT, accept);
+        if let Some(p) = protocol {
+            response = response.header(header::SEC_WEBSOCKET_PROTOCOL, p);
+        }
+        response
+            .body(axum::body::Body::empty())
+            .expect("a valid response")
+    }
+}
