@@ -581,3 +581,66 @@ async fn post_game_inputs_go_from_the_console_to_the_scoring_service() {
     assert_eq!(row(w)["points"]["extra"], json!(0.5), "{table}");
     assert_eq!(row(loser)["points"]["penalties"], json!(-0.2), "{table}");
 }
+
+/// The speech timer warns at 10 s left and at 0: the timer flashes (its
+/// `warn`, then `zero` class) and a tone sounds once at each. The page's
+/// clock is moved forward instead of waiting for real seconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timer_flashes_and_sounds_at_ten_seconds_left_and_at_zero() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    let sim = sim(RuleSetId::Rfm, 7);
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    open_by_form(&page, RuleSetId::Rfm, 3, 9, &nicknames(), &cards_of(&sim)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    // Up to the first prompt with a time limit (the first speech at latest).
+    let (mut game, _) = Game::new(sim.setup.clone(), 0);
+    let mut i = 0;
+    while game.expected().secs.is_none() {
+        type_commands(&page, &mut game, &sim.commands, i..i + 1, None, false).await;
+        i += 1;
+    }
+    let secs = page
+        .wait("window.__console.prompt && window.__console.prompt.secs")
+        .await
+        .as_u64()
+        .unwrap();
+    page.eval(
+        r#"(() => {
+        const real = Date.now.bind(Date); window.__shift = 0; Date.now = () => real() + window.__shift;
+        window.__tones = 0;
+        if (window.AudioContext) {
+          const make = AudioContext.prototype.createOscillator;
+          AudioContext.prototype.createOscillator = function () { window.__tones++; return make.call(this); };
+        }
+        return true; })()"#,
+    )
+    .await;
+    let audio = page.eval("!!window.AudioContext").await == json!(true);
+    page.eval(&format!("window.__shift = {} * 1000; true", secs - 9))
+        .await;
+    page.wait("document.getElementById('timer').classList.contains('warn') && window.__console.beeped[10]")
+        .await;
+    page.eval(&format!("window.__shift = {} * 1000; true", secs + 1))
+        .await;
+    page.wait(
+        "document.getElementById('timer').classList.contains('zero') && window.__console.beeped[0]",
+    )
+    .await;
+    assert_eq!(
+        page.eval("document.getElementById('timer').textContent")
+            .await,
+        json!("0:00")
+    );
+    if audio {
+        assert_eq!(
+            page.eval("window.__tones").await,
+            json!(2),
+            "one tone at each mark"
+        );
+    }
+}
