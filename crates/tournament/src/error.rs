@@ -156,6 +156,12 @@ pub enum TournamentError {
     },
     #[error("no penalty {code:?} in this scheme (known: {known})")]
     UnknownPenalty { code: String, known: String },
+    #[error("seat {seat}: penalty {code} is for a player of the other team ({clause})")]
+    PenaltyNotForTeam {
+        code: String,
+        seat: Seat,
+        clause: String,
+    },
     #[error("seat {seat}: penalty {code} is not given in a {outcome} ({clause})")]
     PenaltyNotForOutcome {
         code: String,

@@ -172,6 +172,14 @@ pub fn validate(
                     .join(", "),
             });
         };
+        let team = facts.seat(p.seat).team();
+        if rule.team.is_some_and(|t| t != team) {
+            return Err(TournamentError::PenaltyNotForTeam {
+                code: p.code.clone(),
+                seat: p.seat,
+                clause: rule.clause.clone(),
+            });
+        }
         let o = outcome(p.seat);
         if !rule.when.admits(o) {
             return Err(TournamentError::PenaltyNotForOutcome {

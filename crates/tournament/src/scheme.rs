@@ -6,7 +6,7 @@
 
 use crate::facts::Outcome;
 use crate::points::Points;
-use mafia_rules::Role;
+use mafia_rules::{Role, Team};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -235,6 +235,10 @@ pub struct PenaltyRule {
     pub points: Points,
     pub when: PenaltyWhen,
     pub clause: String,
+    /// Only for a player of this team (rfm §6.5.11: "игроку команды мирных
+    /// жителей"); `None`: either team.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<Team>,
 }
 
 /// rfm §6.8: compensation for a red player or Sheriff shot on night 1.
@@ -562,6 +566,7 @@ impl Scheme {
             points: Points::c(-40),
             when: PenaltyWhen::Any,
             clause: clause.clone(),
+            team: None,
         }];
         s_.compensation = None;
         s_.appeal_clause = clause.clone();
@@ -663,6 +668,12 @@ fn rfm_judge_penalties() -> Vec<PenaltyRule> {
         points: Points::c(c),
         when,
         clause: clause.to_owned(),
+        team: None,
+    };
+    // §6.5.11.1–3 name a player of the red team (the Sheriff is one).
+    let red = |rule: PenaltyRule| PenaltyRule {
+        team: Some(Team::Red),
+        ..rule
     };
     vec![
         r("5.10", -20, PenaltyWhen::Any, "rfm §5.10"),
@@ -674,8 +685,8 @@ fn rfm_judge_penalties() -> Vec<PenaltyRule> {
         r("6.5.8-0.7", -70, PenaltyWhen::Lost, "rfm §6.5.8"),
         r("6.5.9", -120, PenaltyWhen::LostOrDraw, "rfm §6.5.9"),
         r("6.5.10", -70, PenaltyWhen::LostOrDraw, "rfm §6.5.10"),
-        r("6.5.11", -40, PenaltyWhen::Lost, "rfm §6.5.11"),
-        r("6.5.11.1", -40, PenaltyWhen::Any, "rfm §6.5.11.1"),
+        red(r("6.5.11", -40, PenaltyWhen::Lost, "rfm §6.5.11")),
+        red(r("6.5.11.1", -40, PenaltyWhen::Any, "rfm §6.5.11.1")),
         r("6.5.12", -120, PenaltyWhen::Any, "rfm §6.5.12"),
         r("6.5.13", -60, PenaltyWhen::Any, "rfm §6.5.13"),
     ]

@@ -622,17 +622,29 @@ fn rfm_6_5_11_the_listed_acts_cost_0_4_only_in_a_loss() {
     );
     refused_for(penalise(None, WINNER, &["6.5.11"]), "draw", "rfm §6.5.11");
     refused_for(
-        penalise(Some(Team::Black), LOSER, &["6.5.11"]),
+        penalise(Some(Team::Red), WINNER, &["6.5.11"]),
         "win",
         "rfm §6.5.11",
     );
 }
 
 #[test]
+fn rfm_6_5_11_1_to_3_are_for_a_player_of_the_red_team_only() {
+    for code in ["6.5.11", "6.5.11.1"] {
+        let e = penalise(Some(Team::Red), LOSER, &[code]).unwrap_err();
+        assert!(
+            matches!(e, TournamentError::PenaltyNotForTeam { .. }),
+            "{code}: {e}"
+        );
+        assert!(e.to_string().contains("rfm §6.5.11"), "{e}");
+    }
+}
+
+#[test]
 fn rfm_6_5_2_penalties_for_different_acts_add_up() {
     assert_eq!(
-        penalise(Some(Team::Red), LOSER, &["6.5.9", "6.5.11.1", "6.5.8-0.2"]).unwrap(),
-        Points::c(-120 - 40 - 20)
+        penalise(Some(Team::Red), LOSER, &["6.5.9", "6.5.10", "6.5.8-0.2"]).unwrap(),
+        Points::c(-120 - 70 - 20)
     );
 }
 
