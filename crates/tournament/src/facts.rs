@@ -129,11 +129,7 @@ impl GameFacts {
 
     /// Win, loss or draw for a team.
     pub fn outcome_for(&self, team: Team) -> Outcome {
-        match self.winner {
-            None => Outcome::Draw,
-            Some(w) if w == team => Outcome::Win,
-            Some(_) => Outcome::Loss,
-        }
+        Outcome::of(self.winner, team)
     }
 }
 
@@ -146,6 +142,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// What a game won by `winner` (`None`: a draw) is for `team`.
+    pub fn of(winner: Option<Team>, team: Team) -> Outcome {
+        match winner {
+            None => Outcome::Draw,
+            Some(w) if w == team => Outcome::Win,
+            Some(_) => Outcome::Loss,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Win => "win",

@@ -66,11 +66,7 @@ pub fn validate(
     inputs: &JudgeInputs,
 ) -> Result<BTreeSet<ApprovalItem>, TournamentError> {
     let rules = &scheme.extras;
-    let outcome = |seat: Seat| match winner {
-        None => Outcome::Draw,
-        Some(w) if w == facts.seat(seat).team() => Outcome::Win,
-        Some(_) => Outcome::Loss,
-    };
+    let outcome = |seat: Seat| Outcome::of(winner, facts.seat(seat).team());
     let mut pending = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut sum = Points::ZERO;

@@ -78,11 +78,7 @@ impl GameScoring<'_> {
             .seats
             .iter()
             .map(|x| {
-                let outcome = match self.winner {
-                    None => Outcome::Draw,
-                    Some(w) if w == x.team() => Outcome::Win,
-                    Some(_) => Outcome::Loss,
-                };
+                let outcome = Outcome::of(self.winner, x.team());
                 let base = s.base.get(outcome, x.role);
                 let (mut extra, mut extra_pending) = (Points::ZERO, Points::ZERO);
                 let mut penalties = Points::ZERO;

@@ -241,6 +241,13 @@ pub struct PenaltyRule {
     pub team: Option<Team>,
 }
 
+impl PenaltyRule {
+    /// Whether a judge may give it to a player of `team` with `outcome`.
+    pub fn applies(&self, team: Team, outcome: Outcome) -> bool {
+        self.team.is_none_or(|t| t == team) && self.when.admits(outcome)
+    }
+}
+
 /// rfm §6.8: compensation for a red player or Sheriff shot on night 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Compensation {

@@ -605,6 +605,23 @@ impl Tournament {
         Ok(vec![ev])
     }
 
+    /// The game a table plays now in a round: its first, or after an appeal
+    /// annulled a game for a replay (rfm §7.2), the one after the last
+    /// annulled. `AssignGame` accepts no other.
+    pub fn current_game(&self, stage: &StageId, round: u32, table: u32) -> GameId {
+        let mut id = GameId {
+            tournament: self.id.clone(),
+            stage: stage.clone(),
+            round,
+            table,
+            game: 1,
+        };
+        while self.games.get(&id).is_some_and(|g| g.annulled) {
+            id.game += 1;
+        }
+        id
+    }
+
     /// A swap may not seat a `separate` pair at one table.
     fn check_swap_keeps_pairs_apart(
         &self,

@@ -857,17 +857,15 @@ async function loadPost() {
   else S.post = { none: true };
   render();
 }
-function admits(when, outcome) { return when === "any" || (when === "lost" && outcome === "loss") || (when === "lost_or_draw" && outcome !== "win"); }
-function extrasFor(d, outcome) { return d.extras[outcome === "win" ? "winner" : outcome === "loss" ? "loser" : "draw"]; }
 function postRow(d, s) {
   const given = d.inputs || { extras: [], penalties: [] };
   const extra = (given.extras.find((e) => e.seat === s.seat) || {}).points;
   const pen = (given.penalties.find((p) => p.seat === s.seat) || {}).code;
-  const allowed = extrasFor(d, s.outcome);
+  const allowed = s.extras;
   const extraInput = allowed.kind === "list"
     ? `<select name="extra${s.seat}"><option value="">${esc(tr("post.none"))}</option>${allowed.values.map((x) => `<option${x === extra ? " selected" : ""}>${x}</option>`).join("")}</select>`
     : allowed.kind === "up_to" ? `<input name="extra${s.seat}" type="number" min="0" max="${allowed.max}" step="${allowed.step}" value="${extra ?? ""}">` : "—";
-  const codes = d.penalties.filter((p) => admits(p.when, s.outcome) && (!p.team || p.team === s.team));
+  const codes = s.penalties;
   const penInput = `<select name="penalty${s.seat}"><option value="">${esc(tr("post.none"))}</option>${codes.map((p) => `<option value="${esc(p.code)}"${p.code === pen ? " selected" : ""}>${esc(p.code)} (${p.points})</option>`).join("")}</select>`;
   return `<tr data-seat="${s.seat}"><td>${s.seat}</td><td>${esc(s.nickname)}</td><td>${esc(tr("post." + s.outcome))}</td><td>${extraInput}</td><td>${penInput}</td></tr>`;
 }

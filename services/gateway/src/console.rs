@@ -16,6 +16,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use mafia_access::Role;
 use mafia_rules::Audience;
+use mafia_tournament::Outcome;
 use serde_json::json;
 
 use crate::app::{authorize, ApiError, AppState, ConsoleConfig, FeedQuery};
@@ -173,10 +174,10 @@ fn judge_caller(
     Ok(caller)
 }
 
-/// What the judge of a finished tournament game may give after it (the
-/// scheme's extra points for each result, its penalty codes, whether the
-/// record has a best move to confirm), each seat's player, team and
-/// result, and what is stored so far: the form the console shows once the
+/// What the judge of a finished tournament game may give after it: for
+/// each seat its player, team and result, and the extra points and penalty
+/// codes the scheme allows it (decided by `mafia-tournament`, not the page);
+/// whether the record has a best move to confirm; and what is stored so far: the form the console shows once the
 /// game is over. 404 for a game of no tournament the gateway follows, and
 /// 409 while its result is not recorded yet (the scoring service records it
 /// when the game ends; the console asks again).
@@ -215,17 +216,23 @@ async fn console_inputs(
                 .players
                 .get(&s.player)
                 .map_or_else(|| s.player.to_string(), |r| r.player.nickname.clone());
+            // An appeal's changed result is the one inputs are for; what
+            // the scheme allows each seat is the tournament crate's to say.
+            let outcome = Outcome::of(winner, s.team());
+            let penalties: Vec<_> = t
+                .scheme
+                .judge_penalties
+                .iter()
+                .filter(|p| p.applies(s.team(), outcome))
+                .collect();
             json!({
                 "seat": s.seat,
                 "player": s.player,
                 "nickname": nickname,
                 "team": s.team(),
-                // An appeal's changed result is the one inputs are for.
-                "outcome": match winner {
-                    None => "draw",
-                    Some(w) if w == s.team() => "win",
-                    Some(_) => "loss",
-                },
+                "outcome": outcome,
+                "extras": t.scheme.extras.allowed(outcome),
+                "penalties": penalties,
             })
         })
         .collect();
@@ -239,8 +246,6 @@ async fn console_inputs(
         "annulled": entry.annulled,
         "best_move": recorded.facts.best_move.is_some(),
         "seats": seats,
-        "extras": t.scheme.extras,
-        "penalties": t.scheme.judge_penalties,
         "inputs": inputs.map(|i| &i.inputs),
         "pending": inputs.map(|i| &i.pending),
     })))

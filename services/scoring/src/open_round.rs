@@ -33,7 +33,7 @@ pub fn headers(
     };
     let mut out = Vec::new();
     for (table, st) in &seated.tables {
-        let id = current_game(t, stage, round, *table)?;
+        let id = t.current_game(stage, round, *table);
         let players = st
             .seats
             .iter()
@@ -62,17 +62,6 @@ pub fn headers(
         out.push((id, header));
     }
     Ok(out)
-}
-
-/// The game a table plays now: its first, or after an appeal annulled a game
-/// for a replay (rfm §7.2), the one after the last annulled.
-fn current_game(t: &Tournament, stage: &StageId, round: u32, table: u32) -> Result<GameId, Status> {
-    let mut id = GameId::new(t.id.clone(), stage.clone(), round, table, 1)
-        .map_err(|e| Status::invalid_argument(e.to_string()))?;
-    while t.games.get(&id).is_some_and(|g| g.annulled) {
-        id.game += 1;
-    }
-    Ok(id)
 }
 
 /// Game 1 keeps the seed it always had (`deal_seed + table`), so records of
