@@ -282,9 +282,23 @@ function followHall(onTables) {
     } else if (msg.type === "table") {
       const old = tables.get(msg.game_id);
       if (!old || msg.seq > old.seq) tables.set(msg.game_id, {info: old ? old.info : parseGameId(msg.game_id), seq: msg.seq, view: msg.view, seen: now});
+      // A game opened after the `tables` message comes with its view only:
+      // its info (the tournament's name, the judge) is asked for once.
+      if (!old) fetchInfo(msg.game_id, (info) => {
+        const t = tables.get(msg.game_id);
+        if (t) { t.info = info; onTables(tables); }
+      });
     }
     onTables(tables);
   });
+}
+
+function fetchInfo(gameId, onInfo) {
+  const q = TOKEN ? `?token=${encodeURIComponent(TOKEN)}` : "";
+  fetch(`/api/game/${encodeURIComponent(gameId)}${q}`, {cache: "no-store"})
+    .then((r) => (r.ok ? r.json() : null))
+    .then((s) => { if (s && s.info) onInfo(s.info); })
+    .catch(() => {});
 }
 
 // `<tournament>.<stage>.r<round>.t<table>.g<game>` (crates/record/src/game_id.rs).

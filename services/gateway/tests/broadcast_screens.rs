@@ -151,7 +151,7 @@ fn screens() -> Vec<Screen> {
         Screen {
             name: "hall",
             path: "/hall".into(),
-            ready: "document.querySelectorAll('.card[data-table]').length === 12 && document.getElementById('side').style.display !== 'none'",
+            ready: "document.querySelectorAll('.card[data-table]').length === 12 && document.getElementById('side').style.display !== 'none' && document.getElementById('title').textContent === 'Cup 2026'",
             fixed: true,
             en: &["Cup 2026", "Round 2", "Table 12", "Legend", "Standings", "killed at night"],
             ru: &["Cup 2026", "Тур 2", "Стол 12", "Обозначения", "Турнирная таблица", "убит ночью"],
@@ -167,7 +167,7 @@ fn screens() -> Vec<Screen> {
         Screen {
             name: "overlay-public",
             path: "/overlay?tournament=cup&table=3".into(),
-            ready: "document.querySelectorAll('#bar [data-seat]').length === 10 && !!document.querySelector('#bar [data-seat=\"1\"] img.photo')",
+            ready: "document.querySelectorAll('#bar [data-seat]').length === 10 && !!document.querySelector('#bar [data-seat=\"1\"] img.photo') && document.body.innerText.includes('Cup 2026')",
             fixed: true,
             en: &["Cup 2026", "Round 2", "Table 3", "Boris"],
             ru: &["Cup 2026", "Тур 2", "Стол 3", "Анна"],
