@@ -88,10 +88,10 @@ pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Opti
         Expect::Night0 { .. } | Expect::FreeTalk => Command::NextStep,
         Expect::Speech {
             seat,
+            tie,
             started,
             may_nominate,
             nominations_only,
-            ..
         } => {
             let open = living.difference(c.nominees.to_set());
             if may_nominate && !open.is_empty() && rng.gen_bool(temper.nominate) {
@@ -100,6 +100,7 @@ pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Opti
                     target: pick(rng, open)?,
                 }
             } else if p.nominations.withdrawal
+                && !tie
                 && c.nomination_of[seat.index()].is_some()
                 && rng.gen_bool(0.1)
             {

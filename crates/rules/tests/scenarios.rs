@@ -417,6 +417,20 @@ fn minsk2017_4_4_3_a_nomination_may_be_withdrawn_but_rfm_4_4_2_forbids_it() {
 }
 
 #[test]
+fn minsk2017_4_4_3_a_nomination_is_not_withdrawn_in_a_tie_speech() {
+    // Seat 8 nominated seat 9 in his own minute; tied with 9, he speaks
+    // again after the voting began: too late to withdraw.
+    let mut t = table(Minsk2017);
+    t.play_night0();
+    t.speeches(&[(1, 8), (8, 9)]);
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    assert!(matches!(t.prompt(), Expect::Speech { seat, tie: true, .. } if seat == s(8)));
+    let v = t.err(Command::Withdraw { by: s(8) });
+    assert_eq!(v.code, Code::WrongPhase);
+    assert_eq!(t.g.core().candidates, list(&[8, 9]));
+}
+
+#[test]
 fn ua_4_2_naming_a_seat_already_nominated_does_not_use_the_nomination() {
     let mut t = table(Ua);
     t.play_night0();

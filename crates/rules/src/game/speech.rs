@@ -99,7 +99,15 @@ impl Tx<'_> {
                 "снятие кандидатуры запрещено".into(),
             ));
         }
-        self.need_speaker(by)?;
+        // A nomination is withdrawn in its maker's own minute (minsk2017
+        // §4.4.2–4.4.3); a tie speech comes after the voting began.
+        if self.need_speaker(by)? {
+            return Err(self.wrong_phase(
+                Topic::Nomination,
+                "withdrawing a nomination",
+                "снятие кандидатуры",
+            ));
+        }
         let Some(target) = self.c().nomination_of[by.index()] else {
             return Err(self.err(
                 Code::NothingToWithdraw,
