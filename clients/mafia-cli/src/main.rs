@@ -18,6 +18,7 @@ mod export;
 mod interchange;
 mod seat;
 mod state;
+mod tournament;
 
 /// Simulated games start at 2026-01-01T00:00:00Z, so that a seed gives the
 /// same files byte for byte on every run.
@@ -96,6 +97,10 @@ enum Cmd {
     /// Judge a live game on a referee from the terminal: one shorthand line
     /// per action (`?` lists them), each checked by the referee.
     Judge(mafia_judge_client::cli::JudgeArgs),
+    /// Run a tournament on the scoring service, as its organiser or chief
+    /// judge: create it, register players, add judges and stages, seat and
+    /// open rounds, give any command, read the standings, export results.
+    Tournament(tournament::TournamentArgs),
     /// Import games from mafiaratings or Polemica JSON as records, each
     /// replayed by the engine; one line per game (accepted / refused with
     /// the reason and where in the source). Exit status 1 if any is refused.
@@ -132,6 +137,7 @@ fn main() -> ExitCode {
             .map_err(Into::into),
         Cmd::Judge(args) => mafia_judge_client::cli::judge(&args, &mut out).map_err(Into::into),
         Cmd::Import(args) => interchange::import(&args, &mut out),
+        Cmd::Tournament(args) => tournament::tournament(&args, &mut out),
     };
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(Into::into)) {
         Ok(true) => ExitCode::SUCCESS,
