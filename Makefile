@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee profile-referee bench-cluster bench-gateway bench-scoring bench-console soak
+.PHONY: run test lint fmt bench build bench-referee profile-referee profile-gateway bench-cluster bench-gateway bench-scoring bench-console soak
 
 build:
 	$(CARGO) build --release --workspace
@@ -54,7 +54,12 @@ bench-cluster:
 # The gateway under fan-out load (10,000 raw-feed and 2,000 GraphQL
 # subscribers following 100 simulated tables on loopback).
 bench-gateway:
-	$(CARGO) run --release -p mafia-gateway --bin gateway-bench
+	$(CARGO) run --release -p mafia-gateway --bin gateway-bench -- $(BENCH_ARGS)
+
+# The same with a perf profile of the server side during the measured
+# phase: target/profile/gateway.folded and .svg (needs perf).
+profile-gateway:
+	$(CARGO) run --release -p mafia-gateway --bin gateway-bench -- --profile $${CARGO_TARGET_DIR:-target}/profile $(BENCH_ARGS)
 
 # Seating and scoring (pure crates): seat_ms@100x10, seat_ms@200x20 and the
 # seating quality beside a random seating; recompute_ms@400games and

@@ -16,6 +16,7 @@ use clap::Parser;
 use futures::{SinkExt, StreamExt};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use mafia_profile::Profile;
 use mafia_rules::sim::simulate;
 use mafia_rules::RuleSetId;
 use rand::SeedableRng;
@@ -39,6 +40,11 @@ struct Args {
     /// Milliseconds between commands at each table.
     #[arg(long, default_value_t = 1000)]
     pace_ms: u64,
+    /// Record a perf profile of the server side (this process) during the
+    /// measured phase and write it to this directory as `gateway.folded`
+    /// and `gateway.svg` (needs `perf`).
+    #[arg(long, value_name = "DIR")]
+    profile: Option<std::path::PathBuf>,
     /// Internal: run as the subscriber process against this address.
     #[arg(long, hide = true)]
     client: Option<SocketAddr>,
@@ -435,9 +441,21 @@ async fn main() -> anyhow::Result<()> {
         load(&hub_stats.events),
         load(&hub_stats.deliveries),
     );
+    let profile = match &args.profile {
+        Some(dir) => Some(Profile::start(
+            dir,
+            "gateway",
+            std::process::id(),
+            "gateway",
+        )?),
+        None => None,
+    };
     let mut appends = play(log.clone(), &mut games, args.secs, pace).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (raw, gql, p50, p99) = report(&mut child_in, &mut child_out)?;
+    if let Some(p) = profile {
+        println!("profile: {}", p.finish()?.display());
+    }
     let server_cpu = cpu_us("self") - server_cpu0;
     let fold_ns = load(&hub_stats.fold_ns) - fold0;
     let fanout_ns = load(&hub_stats.fanout_ns) - fanout0;

@@ -8,6 +8,7 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use mafia_event_log::testing::RedisCluster;
 use mafia_judge_client::{simulate_tables, ClientConfig, Referee, SimConfig, SimReport};
+use mafia_profile::Profile;
 use mafia_proto::convert::request_from_header;
 use mafia_record::Header;
 use mafia_rules::RuleSetId;
@@ -58,66 +59,6 @@ struct Args {
     /// `BACKEND-TABLES.folded` and `.svg` (needs `perf`).
     #[arg(long, value_name = "DIR")]
     profile: Option<PathBuf>,
-}
-
-/// `perf record` attached to a process for one measured run. DWARF call
-/// graphs: release builds keep no frame pointers, so `-g` alone sees one
-/// frame deep.
-struct Profile {
-    child: Child,
-    data: PathBuf,
-}
-
-impl Profile {
-    fn start(dir: &std::path::Path, name: &str, pid: u32) -> anyhow::Result<Profile> {
-        std::fs::create_dir_all(dir)?;
-        let data = dir.join(format!("{name}.perf.data"));
-        let child = Command::new("perf")
-            .args([
-                "record",
-                "-F",
-                "199",
-                "--call-graph",
-                "dwarf,16384",
-                "--quiet",
-                "-o",
-            ])
-            .arg(&data)
-            .args(["-p", &pid.to_string()])
-            .stdout(Stdio::null())
-            .spawn()
-            .context("starting perf record (is perf installed?)")?;
-        Ok(Profile { child, data })
-    }
-
-    /// Stops the recording (SIGINT, so perf writes its file) and writes the
-    /// folded stacks and the flame graph beside it.
-    fn finish(mut self) -> anyhow::Result<PathBuf> {
-        Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status()?;
-        self.child.wait()?;
-        let script = Command::new("perf")
-            .arg("script")
-            .arg("-i")
-            .arg(&self.data)
-            .stderr(Stdio::null())
-            .output()
-            .context("perf script")?;
-        let mut folded = Vec::new();
-        use inferno::collapse::Collapse;
-        inferno::collapse::perf::Folder::from(inferno::collapse::perf::Options::default())
-            .collapse(&script.stdout[..], &mut folded)?;
-        let stem = self.data.with_extension("").with_extension("");
-        std::fs::write(stem.with_extension("folded"), &folded)?;
-        let svg = stem.with_extension("svg");
-        let mut opts = inferno::flamegraph::Options::default();
-        opts.title = format!("referee: {}", stem.display());
-        let lines = std::str::from_utf8(&folded)?.lines();
-        inferno::flamegraph::from_lines(&mut opts, lines, std::fs::File::create(&svg)?)?;
-        let _ = std::fs::remove_file(&self.data);
-        Ok(svg)
-    }
 }
 
 struct Killed(Vec<Child>);
@@ -458,7 +399,12 @@ impl Measure<'_> {
         let redis_before = sum_cpu(self.redis_pids)?;
         // The first referee's profile stands for all of them.
         let profile = match &args.profile {
-            Some(dir) => Some(Profile::start(dir, &format!("{backend}-{tag}"), pids[0])?),
+            Some(dir) => Some(Profile::start(
+                dir,
+                &format!("{backend}-{tag}"),
+                pids[0],
+                "referee",
+            )?),
             None => None,
         };
         let (reports, rss_peak) = with_peak_rss(pids[0], futures::future::join_all(sims)).await?;
