@@ -9,6 +9,7 @@ pub mod app;
 pub mod assets;
 pub mod auth;
 pub mod board;
+pub mod canonical;
 pub mod closing;
 pub mod console;
 pub mod demo;

@@ -629,30 +629,44 @@ impl Groups {
     }
 }
 
-/// The frame of one payload in each envelope its members use: members
-/// with the same id and protocol share one.
+/// The frames of a run of payloads in each envelope its members use,
+/// back to back: members with the same id and protocol share one.
 struct Frames<'a> {
-    payload: &'a [u8],
+    payloads: &'a [(u64, Bytes)],
     made: Vec<(Bytes, Envelope, Bytes)>,
 }
 
 impl Frames<'_> {
-    fn for_member(&mut self, m: &Member) -> &Bytes {
-        let i = match self
+    /// The frames of the payloads from the `from`th on, in `m`'s envelope.
+    fn for_member(&mut self, m: &Member, from: usize) -> Bytes {
+        let frames = |payloads: &[(u64, Bytes)]| {
+            let envelopes: Vec<Bytes> = payloads
+                .iter()
+                .map(|(_, p)| envelope(&m.id_json, m.kind, p))
+                .collect();
+            ws_frame::texts(&envelopes)
+        };
+        if from > 0 {
+            // Only a member that joined in the middle of the run.
+            return frames(&self.payloads[from..]);
+        }
+        match self
             .made
             .iter()
-            .position(|(id, kind, _)| *kind == m.kind && *id == m.id_json)
+            .find(|(id, kind, _)| *kind == m.kind && *id == m.id_json)
         {
-            Some(i) => i,
+            Some((_, _, f)) => f.clone(),
             None => {
-                let frame = ws_frame::text(&envelope(&m.id_json, m.kind, self.payload));
-                self.made.push((m.id_json.clone(), m.kind, frame));
-                self.made.len() - 1
+                let f = frames(self.payloads);
+                self.made.push((m.id_json.clone(), m.kind, f.clone()));
+                f
             }
-        };
-        &self.made[i].2
+        }
     }
 }
+
+/// The most hub messages a group executes and writes out together.
+const BATCH: usize = 64;
 
 /// One group's loop: each hub message is executed once, framed once per
 /// envelope, and written to every member's connection.
@@ -688,31 +702,48 @@ async fn run_group(
         match msg {
             Ok(b) => {
                 let Some(g) = group.upgrade() else { return };
-                let Some((seq, payload)) = plan.execute(&b) else {
+                // What waits already goes out with it, in one write per member.
+                let mut msgs = vec![b];
+                while msgs.len() < BATCH {
+                    match sub.try_recv() {
+                        Some(m) => msgs.push(m),
+                        None => break,
+                    }
+                }
+                let executed: Vec<(u64, Bytes)> =
+                    msgs.iter().filter_map(|b| plan.execute(b)).collect();
+                if executed.is_empty() {
                     continue;
-                };
+                }
                 let stats = hub.stats();
                 stats
                     .graphql_group_executions
-                    .fetch_add(1, Ordering::Relaxed);
+                    .fetch_add(executed.len() as u64, Ordering::Relaxed);
                 let mut frames = Frames {
-                    payload: &payload,
+                    payloads: &executed,
                     made: Vec::new(),
                 };
+                let last = executed.last().map_or(0, |(seq, _)| *seq);
                 g.members.lock().expect("lock").retain(|m| {
                     if m.gone.load(Ordering::Acquire) {
                         return false;
                     }
-                    if !m.hall {
-                        if seq <= m.seen.load(Ordering::Acquire) {
-                            return true;
+                    let from = if m.hall {
+                        0
+                    } else {
+                        let seen = m.seen.load(Ordering::Acquire);
+                        match executed.iter().position(|(seq, _)| *seq > seen) {
+                            Some(i) => i,
+                            None => return true,
                         }
-                        m.seen.store(seq, Ordering::Release);
+                    };
+                    if !m.hall {
+                        m.seen.store(last, Ordering::Release);
                     }
-                    if m.conn.send(frames.for_member(m), capacity) {
+                    if m.conn.send(&frames.for_member(m, from), capacity) {
                         stats
                             .graphql_shared_deliveries
-                            .fetch_add(1, Ordering::Relaxed);
+                            .fetch_add((executed.len() - from) as u64, Ordering::Relaxed);
                         true
                     } else {
                         // Behind: its connection starts it again.

@@ -16,7 +16,7 @@ use mafia_record::{GameId, Header, LoggedEvent};
 use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Envelope, Game};
 
-use crate::messages::{encode, HallEntry, HallFeed};
+use crate::canonical::Canonical;
 
 use super::feed::Feed;
 use super::game::{AudienceEvent, GameInfo, GameState};
@@ -111,6 +111,8 @@ pub struct HubCore {
     /// Release times of pending broadcast events, soonest first (one entry
     /// per event; an entry whose events went already is harmless).
     deadlines: BinaryHeap<Reverse<(Instant, Arc<GameId>)>>,
+    /// Writes every view; its buffers are kept from one event to the next.
+    canonical: Canonical,
 }
 
 impl HubCore {
@@ -120,6 +122,7 @@ impl HubCore {
             games: HashMap::new(),
             skipped: HashSet::new(),
             deadlines: BinaryHeap::new(),
+            canonical: Canonical::default(),
         }
     }
 
@@ -150,7 +153,7 @@ impl HubCore {
         let game = GameCore {
             id: Arc::new(id.clone()),
             info: GameInfo::new(id, &header),
-            feeds: AUDIENCES.map(|a| Feed::new(a, &text, &fresh)),
+            feeds: AUDIENCES.map(|a| Feed::new(a, &text, &fresh, &mut self.canonical)),
             text,
             live: fresh.clone(),
             delayed: fresh,
@@ -190,7 +193,8 @@ impl HubCore {
             why: e.to_string(),
         })?;
         for a in [Audience::Public, Audience::Judge] {
-            publish(g, a, seen.for_audience(a), self.config.history, out);
+            let shown = seen.for_audience(a);
+            publish(g, a, shown, self.config.history, &mut self.canonical, out);
         }
         let delay = self.config.broadcast_delay;
         let due = match arrival {
@@ -222,7 +226,8 @@ impl HubCore {
                     continue;
                 };
                 let shown = seen.for_audience(Audience::Broadcast);
-                publish(g, Audience::Broadcast, shown, self.config.history, out);
+                let (history, w) = (self.config.history, &mut self.canonical);
+                publish(g, Audience::Broadcast, shown, history, w, out);
             }
         }
     }
@@ -253,7 +258,7 @@ impl HubCore {
         Some(GameState {
             info: g.info.clone(),
             seq: f.seq,
-            view: f.view.clone(),
+            view: f.view(),
             over: f.over,
         })
     }
@@ -306,21 +311,21 @@ impl HubCore {
     }
 
     /// The `tables` message of the hall feed: every game for which
-    /// `visible` holds, as `audience` sees it now.
+    /// `visible` holds, as `audience` sees it now (`HallFeed::Tables` as
+    /// serde encodes it, each view spliced in).
     pub fn hall_snapshot(&self, audience: Audience, visible: impl Fn(&GameId) -> bool) -> Bytes {
-        let all = self
-            .games()
-            .into_iter()
-            .filter(|t| visible(&t.game_id))
-            .filter_map(|t| self.state(&t.game_id, audience))
-            .map(|s| HallEntry {
-                game_id: s.info.game_id.to_string(),
-                info: s.info,
-                seq: s.seq,
-                view: s.view,
-            })
-            .collect();
-        encode(&HallFeed::Tables { tables: all })
+        let mut games: Vec<_> = self.games.values().filter(|g| visible(&g.id)).collect();
+        games.sort_by(|a, b| a.text.cmp(&b.text));
+        let mut out = Vec::with_capacity(64 + games.len() * 4096);
+        out.extend_from_slice(b"{\"type\":\"tables\",\"tables\":[");
+        for (i, g) in games.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            g.feeds[slot(audience)].hall_entry(&g.info, &mut out);
+        }
+        out.extend_from_slice(b"]}");
+        Bytes::from(out)
     }
 }
 
@@ -329,6 +334,7 @@ fn publish(
     a: Audience,
     shown: Option<Shown>,
     history: usize,
+    w: &mut Canonical,
     out: &mut Vec<Transmit>,
 ) {
     let game = if a == Audience::Broadcast {
@@ -336,7 +342,7 @@ fn publish(
     } else {
         &g.live
     };
-    if let Some(p) = g.feeds[slot(a)].push(&g.text, shown, game, history) {
+    if let Some(p) = g.feeds[slot(a)].push(shown, game, history, w) {
         out.push(Transmit {
             route: Route::Game {
                 game: g.id.clone(),

@@ -1,5 +1,10 @@
 //! One audience's feed of one game: the current view and snapshot, and the
 //! recent deltas for resuming, each encoded once to shared bytes.
+//!
+//! A view is written once per event, straight from the engine's typed
+//! `GameView` to canonical JSON (`crate::canonical`), and its patch is
+//! read off the previous and the new encoding (`patch::diff_bytes`): no
+//! `serde_json::Value` is built on the way.
 
 use std::collections::VecDeque;
 use std::sync::OnceLock;
@@ -7,11 +12,10 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use mafia_rules::view::Shown;
 use mafia_rules::{Audience, Game};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::messages::{encode, GameFeed};
-
-use super::game::AudienceEvent;
+use super::game::{AudienceEvent, GameInfo};
+use crate::canonical::Canonical;
 use crate::patch;
 
 struct Frame {
@@ -24,9 +28,8 @@ pub(crate) struct Feed {
     audience: Audience,
     pub(crate) seq: u64,
     pub(crate) over: bool,
-    pub(crate) view: Value,
-    /// `view` encoded, once per event: the hall message and the snapshot
-    /// splice it in.
+    /// The engine's view in canonical JSON, as of `seq`: deltas are
+    /// diffed against it, and the hall message and the snapshot splice it in.
     view_json: Bytes,
     /// The game id as a JSON string.
     id_json: Bytes,
@@ -43,26 +46,29 @@ pub(crate) struct Pushed {
     pub(crate) hall: Bytes,
 }
 
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    use std::io::Write;
+    write!(out, "{n}").expect("writing to a Vec");
+}
+
 impl Feed {
     /// `start` is the game before its deal, which the engine shows as such.
-    pub(crate) fn new(audience: Audience, game_id: &str, start: &Game) -> Feed {
-        let mut feed = Feed {
+    pub(crate) fn new(audience: Audience, game_id: &str, start: &Game, w: &mut Canonical) -> Feed {
+        let view = w.write(&start.view(audience)).expect("views serialize");
+        Feed {
             audience,
             seq: 0,
             over: false,
-            view: Value::Null,
-            view_json: Bytes::new(),
+            view_json: Bytes::copy_from_slice(view),
             id_json: Bytes::from(serde_json::to_vec(game_id).expect("strings serialize")),
             snapshot: OnceLock::new(),
             frames: VecDeque::new(),
-        };
-        feed.view = feed.render(start);
-        feed.view_json = Bytes::from(serde_json::to_vec(&feed.view).expect("views serialize"));
-        feed
+        }
     }
 
-    fn render(&self, game: &Game) -> Value {
-        serde_json::to_value(game.view(self.audience)).expect("views serialize")
+    /// The engine's view as of `seq`, as a JSON value.
+    pub(crate) fn view(&self) -> Value {
+        serde_json::from_slice(&self.view_json).expect("the hub's own JSON")
     }
 
     /// `{"type":<kind>,"game_id":…,"seq":…,"view":…}`, as serde encodes
@@ -74,11 +80,25 @@ impl Feed {
         out.extend_from_slice(b"\",\"game_id\":");
         out.extend_from_slice(&self.id_json);
         out.extend_from_slice(b",\"seq\":");
-        out.extend_from_slice(self.seq.to_string().as_bytes());
+        push_u64(&mut out, self.seq);
         out.extend_from_slice(b",\"view\":");
         out.extend_from_slice(&self.view_json);
         out.push(b'}');
         Bytes::from(out)
+    }
+
+    /// This game's entry in a hall `tables` message, as serde encodes
+    /// `HallEntry`, appended to `out`.
+    pub(crate) fn hall_entry(&self, info: &GameInfo, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"game_id\":");
+        out.extend_from_slice(&self.id_json);
+        out.extend_from_slice(b",\"info\":");
+        serde_json::to_writer(&mut *out, info).expect("game infos serialize");
+        out.extend_from_slice(b",\"seq\":");
+        push_u64(out, self.seq);
+        out.extend_from_slice(b",\"view\":");
+        out.extend_from_slice(&self.view_json);
+        out.push(b'}');
     }
 
     fn snapshot(&self) -> Bytes {
@@ -92,25 +112,31 @@ impl Feed {
     /// has just folded the event.
     pub(crate) fn push(
         &mut self,
-        game_id: &str,
         shown: Option<Shown>,
         game: &Game,
         history: usize,
+        w: &mut Canonical,
     ) -> Option<Pushed> {
         let event = shown?;
         self.over = game.result().is_some();
         self.seq = event.seq as u64;
-        let view = self.render(game);
-        let patch = patch::diff(&self.view, &view).unwrap_or_else(|| json!({}));
-        self.view = view;
-        self.view_json = Bytes::from(serde_json::to_vec(&self.view).expect("views serialize"));
+        let view = w.write(&game.view(self.audience)).expect("views serialize");
+        // `GameFeed::Delta` as serde encodes it, the patch spliced in.
+        let mut delta = Vec::with_capacity(512);
+        delta.extend_from_slice(b"{\"type\":\"delta\",\"game_id\":");
+        delta.extend_from_slice(&self.id_json);
+        delta.extend_from_slice(b",\"seq\":");
+        push_u64(&mut delta, self.seq);
+        delta.extend_from_slice(b",\"event\":");
+        serde_json::to_writer(&mut delta, &event).expect("events serialize");
+        delta.extend_from_slice(b",\"patch\":");
+        patch::diff_bytes(&self.view_json, view, &mut delta);
+        delta.push(b'}');
+        let delta = Bytes::from(delta);
+        if *view != *self.view_json {
+            self.view_json = Bytes::copy_from_slice(view);
+        }
         self.snapshot = OnceLock::new();
-        let delta = encode(&GameFeed::Delta {
-            game_id: game_id.to_owned(),
-            seq: self.seq,
-            event,
-            patch,
-        });
         self.frames.push_back(Frame {
             seq: self.seq,
             bytes: delta.clone(),
@@ -155,40 +181,101 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messages::HallFeed;
+    use crate::messages::{encode, GameFeed, HallFeed};
     use mafia_rules::sim::simulate;
+    use mafia_rules::RuleSetId;
     use rand::SeedableRng;
 
-    #[test]
-    fn the_spliced_snapshot_and_hall_messages_are_what_serde_encodes() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let sim = simulate(mafia_rules::RuleSetId::Club, &mut rng, 0);
+    const AUDIENCES: [Audience; 3] = [Audience::Public, Audience::Broadcast, Audience::Judge];
+
+    fn setup(sim: &mafia_rules::sim::SimulatedGame) -> mafia_rules::Setup {
+        let game_id: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
+        crate::demo::header(sim, &game_id).setup().unwrap()
+    }
+
+    fn stripped(mut v: Value) -> Value {
+        patch::strip_nulls(&mut v);
+        v
+    }
+
+    /// Plays a simulated game into a feed per audience and checks every
+    /// message against the `Value` path the hub used to take: the same
+    /// bytes, and a patch that turns the client's copy into the new view.
+    fn check_game(rules: RuleSetId, seed: u64) -> Result<(), proptest::test_runner::TestCaseError> {
+        use proptest::prop_assert_eq;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let sim = simulate(rules, &mut rng, 1_700_000_000_000);
+        // Quotes in the id: the spliced messages must escape it as serde does.
         let id = "cup.main.r1.t1.g\"1";
-        let setup = mafia_gateway_setup(&sim);
-        let mut game = Game::replay(setup, std::iter::empty()).unwrap();
-        let mut feed = Feed::new(Audience::Judge, id, &game);
-        for env in &sim.events[..40] {
+        let mut game = Game::replay(setup(&sim), std::iter::empty()).unwrap();
+        let mut w = Canonical::default();
+        let mut feeds = AUDIENCES.map(|a| Feed::new(a, id, &game, &mut w));
+        let mut views = AUDIENCES.map(|a| serde_json::to_value(game.view(a)).unwrap());
+        let mut clients = views.clone();
+        for (a, f) in AUDIENCES.iter().zip(&feeds) {
+            prop_assert_eq!(f.view(), serde_json::to_value(game.view(*a)).unwrap());
+        }
+        for env in &sim.events {
             let seen = game.fold_seen(env).unwrap();
-            let Some(p) = feed.push(id, seen.for_audience(Audience::Judge), &game, 8) else {
-                continue;
-            };
-            let hall = encode(&HallFeed::Table {
-                game_id: id.to_owned(),
-                seq: feed.seq,
-                view: feed.view.clone(),
-            });
-            assert_eq!(p.hall, hall);
-            let snapshot = encode(&GameFeed::Snapshot {
-                game_id: id.to_owned(),
-                seq: feed.seq,
-                view: feed.view.clone(),
-            });
-            assert_eq!(feed.catch_up(None), vec![snapshot]);
+            for (i, a) in AUDIENCES.into_iter().enumerate() {
+                let shown = seen.for_audience(a);
+                let Some(p) = feeds[i].push(shown, &game, 8, &mut w) else {
+                    prop_assert_eq!(shown, None);
+                    continue;
+                };
+                let event = shown.unwrap();
+                let new = serde_json::to_value(game.view(a)).unwrap();
+                let patch = patch::diff(&views[i], &new).unwrap_or_else(|| serde_json::json!({}));
+                let delta = encode(&GameFeed::Delta {
+                    game_id: id.to_owned(),
+                    seq: event.seq as u64,
+                    event,
+                    patch: patch.clone(),
+                });
+                prop_assert_eq!(
+                    std::str::from_utf8(&p.delta).unwrap(),
+                    std::str::from_utf8(&delta).unwrap()
+                );
+                let hall = encode(&HallFeed::Table {
+                    game_id: id.to_owned(),
+                    seq: event.seq as u64,
+                    view: new.clone(),
+                });
+                prop_assert_eq!(&p.hall, &hall);
+                let snapshot = encode(&GameFeed::Snapshot {
+                    game_id: id.to_owned(),
+                    seq: event.seq as u64,
+                    view: new.clone(),
+                });
+                prop_assert_eq!(feeds[i].catch_up(None), vec![snapshot]);
+                // What a client does with the delta.
+                let sent: Value = serde_json::from_slice(&p.delta).unwrap();
+                patch::apply(&mut clients[i], &sent["patch"]);
+                prop_assert_eq!(stripped(clients[i].clone()), stripped(new.clone()));
+                views[i] = new;
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_message_of_a_game_is_what_the_value_path_encoded_for_every_rule_set_and_audience() {
+        for (i, rules) in RuleSetId::ALL.into_iter().enumerate() {
+            check_game(rules, i as u64).unwrap();
         }
     }
 
-    fn mafia_gateway_setup(sim: &mafia_rules::sim::SimulatedGame) -> mafia_rules::Setup {
-        let game_id: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
-        crate::demo::header(sim, &game_id).setup().unwrap()
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// Applying each delta's patch to the previous view gives the new
+        /// view, and the bytes are the ones the `Value` path gave.
+        #[test]
+        fn patches_turn_each_view_into_the_next_in_simulated_games(
+            rules in proptest::sample::select(RuleSetId::ALL.to_vec()),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            check_game(rules, seed)?;
+        }
     }
 }

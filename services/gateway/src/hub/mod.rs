@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use mafia_event_log::{
     follow_games, Event, EventLog, FollowConfig, FollowStream, Followed, FollowerLag, LogError,
     Source,
@@ -41,6 +41,11 @@ pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transm
 pub use self::game::{AudienceEvent, GameInfo, GameState};
 pub use self::sink::{Ended, Stats, Subscription};
 use self::sink::{Outgoing, Sink};
+
+/// The most events folded under one lock and delivered together: what the
+/// follower has ready at once (a command's events, a burst), bounded so
+/// that new subscribers and the timer are not held off for long.
+const BATCH: usize = 64;
 
 /// Tuning for a [`Hub`].
 #[derive(Clone, Debug)]
@@ -91,14 +96,22 @@ struct State {
 }
 
 impl State {
-    /// Offers each message to its route's subscribers, framing it once for
-    /// all the WebSocket connections among them.
+    /// Offers each message to its route's subscribers. A route's messages
+    /// go out together, framed once for all the WebSocket connections
+    /// among them and written to each in one go.
     fn deliver(&mut self, out: &mut Vec<Transmit>, hub: &Inner) {
         let (capacity, stats) = (hub.config.queue_capacity, &hub.stats);
         let started = std::time::Instant::now();
+        let mut routes: Vec<(Route, Vec<Bytes>)> = Vec::new();
         for t in out.drain(..) {
-            let mut msg = Outgoing::new(&t.msg);
-            match t.route {
+            match routes.iter_mut().find(|(r, _)| *r == t.route) {
+                Some((_, msgs)) => msgs.push(t.msg),
+                None => routes.push((t.route, vec![t.msg])),
+            }
+        }
+        for (route, msgs) in routes {
+            let mut msg = Outgoing::new(&msgs);
+            match route {
                 Route::Game { game, audience } => {
                     if let Some(sinks) = self.games.get_mut(&*game) {
                         sinks[slot(audience)].retain(|s| s.offer(&mut msg, capacity, stats));
@@ -188,7 +201,7 @@ impl Hub {
         loop {
             match follower.next().await {
                 Some(Ok(Followed::CaughtUp)) => break,
-                Some(Ok(Followed::Event(e))) => hub.handle_event(e).await,
+                Some(Ok(Followed::Event(e))) => hub.handle_events(vec![e]).await,
                 Some(Ok(Followed::Trimmed { .. })) => {}
                 Some(Err(e)) => return Err(e.into()),
                 None => break,
@@ -207,40 +220,48 @@ impl Hub {
         self.inner.progress.send_modify(|n| *n += 1);
     }
 
-    /// Feeds one followed event to the core, loading its game's header first
-    /// when the game is new.
-    async fn handle_event(&self, e: Event) {
-        self.inner.lag.advanced(&e.cursor);
-        let Some(id) = self.stream(&e.game) else {
-            return;
-        };
-        if !self.lock().core.knows(&id) {
-            let Some(header) = self.header(&e.game).await else {
-                return;
+    /// Feeds followed events to the core (loading a new game's header
+    /// first) and delivers what they made, folding and delivering under
+    /// one lock: a subscriber's catch-up comes before or after all of them.
+    async fn handle_events(&self, batch: Vec<Event>) {
+        let mut ready = Vec::with_capacity(batch.len());
+        for e in batch {
+            self.inner.lag.advanced(&e.cursor);
+            let Some(id) = self.stream(&e.game) else {
+                continue;
             };
-            if let Err(err) = self.lock().core.add_game(&id, &header) {
-                tracing::warn!(game = e.game, error = %err, "game skipped");
+            if !self.lock().core.knows(&id) {
+                let Some(header) = self.header(&e.game).await else {
+                    continue;
+                };
+                if let Err(err) = self.lock().core.add_game(&id, &header) {
+                    tracing::warn!(game = e.game, error = %err, "game skipped");
+                }
             }
+            ready.push((id, e));
         }
-        let arrival = match e.source {
-            Source::Feed => Arrival::Live,
-            Source::Log => Arrival::Logged,
-        };
         let mut out = Vec::new();
         {
             let mut st = self.lock();
             let started = std::time::Instant::now();
-            let folded = st
-                .core
-                .handle_event(&id, e.seq, &e.payload, arrival, now(), &mut out);
-            self.inner.stats.took(&self.inner.stats.fold_ns, started);
-            match folded {
-                Ok(true) => {
-                    self.inner.stats.events.fetch_add(1, Ordering::Relaxed);
+            let now = now();
+            for (id, e) in &ready {
+                let arrival = match e.source {
+                    Source::Feed => Arrival::Live,
+                    Source::Log => Arrival::Logged,
+                };
+                match st
+                    .core
+                    .handle_event(id, e.seq, &e.payload, arrival, now, &mut out)
+                {
+                    Ok(true) => {
+                        self.inner.stats.events.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(false) => {}
+                    Err(err) => tracing::warn!(game = e.game, error = %err, "event skipped"),
                 }
-                Ok(false) => {}
-                Err(err) => tracing::warn!(game = e.game, error = %err, "event skipped"),
             }
+            self.inner.stats.took(&self.inner.stats.fold_ns, started);
             st.deliver(&mut out, &self.inner);
         }
         self.progressed();
@@ -541,15 +562,34 @@ async fn run(hub: Weak<Inner>, mut follower: FollowStream, mut closed: watch::Re
             item = follower.next() => {
                 let Some(inner) = hub.upgrade() else { return };
                 let hub = Hub { inner };
-                match item {
-                    Some(Ok(Followed::Event(e))) => hub.handle_event(e).await,
-                    Some(Ok(Followed::CaughtUp)) => {}
-                    Some(Ok(Followed::Trimmed { cursor, .. })) => {
-                        tracing::warn!(%cursor, "feed trimmed past the hub; reading the games' logs");
+                let mut batch = Vec::new();
+                let mut item = item;
+                loop {
+                    match item {
+                        Some(Ok(Followed::Event(e))) => batch.push(e),
+                        Some(Ok(Followed::CaughtUp)) => {}
+                        Some(Ok(Followed::Trimmed { cursor, .. })) => {
+                            tracing::warn!(%cursor, "feed trimmed past the hub; reading the games' logs");
+                        }
+                        // The follower resumes by itself.
+                        Some(Err(e)) => tracing::warn!(error = %e, "event log interrupted"),
+                        None => {
+                            hub.handle_events(batch).await;
+                            return;
+                        }
                     }
-                    // The follower resumes by itself.
-                    Some(Err(e)) => tracing::warn!(error = %e, "event log interrupted"),
-                    None => return,
+                    if batch.len() >= BATCH {
+                        break;
+                    }
+                    // What the follower has ready already goes with it, so
+                    // a subscriber gets a command's events in one write.
+                    match follower.next().now_or_never() {
+                        Some(next) => item = next,
+                        None => break,
+                    }
+                }
+                if !batch.is_empty() {
+                    hub.handle_events(batch).await;
                 }
             }
         }

@@ -92,21 +92,22 @@ pub(crate) struct Sink {
     pub(crate) games: Option<Arc<crate::auth::Games>>,
 }
 
-/// One message on its way to a route's subscribers: its JSON, and its
-/// WebSocket frame, encoded at most once for all of them.
+/// Messages on their way to a route's subscribers, in order: their JSON,
+/// and their WebSocket frames, encoded at most once for all of them into
+/// one buffer, which a connection takes in one write.
 pub(crate) struct Outgoing<'a> {
-    msg: &'a Bytes,
-    frame: Option<Bytes>,
+    msgs: &'a [Bytes],
+    frames: Option<Bytes>,
 }
 
 impl<'a> Outgoing<'a> {
-    pub(crate) fn new(msg: &'a Bytes) -> Self {
-        Outgoing { msg, frame: None }
+    pub(crate) fn new(msgs: &'a [Bytes]) -> Self {
+        Outgoing { msgs, frames: None }
     }
 
-    fn frame(&mut self) -> &Bytes {
-        let msg = self.msg;
-        self.frame.get_or_insert_with(|| frame::text(msg))
+    fn frames(&mut self) -> &Bytes {
+        let msgs = self.msgs;
+        self.frames.get_or_insert_with(|| frame::texts(msgs))
     }
 }
 
@@ -170,27 +171,31 @@ impl Sink {
     /// Sends or queues `msg`; false when the sink must be dropped (full,
     /// lagged or gone). `capacity` bounds a direct connection's backlog.
     pub(crate) fn offer(&self, msg: &mut Outgoing<'_>, capacity: usize, stats: &Stats) -> bool {
-        let taken = match &self.target {
-            Target::Queue { tx, lagged } => match tx.try_send(msg.msg.clone()) {
-                Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    lagged.store(true, Ordering::Release);
-                    stats.lagged.fetch_add(1, Ordering::Relaxed);
+        match &self.target {
+            Target::Queue { tx, lagged } => {
+                for m in msg.msgs {
+                    match tx.try_send(m.clone()) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => {
+                            lagged.store(true, Ordering::Release);
+                            stats.lagged.fetch_add(1, Ordering::Relaxed);
+                            return false;
+                        }
+                        Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                    }
+                }
+            }
+            Target::Direct(conn) => {
+                if !conn.send(msg.frames(), capacity) {
+                    if conn.status().lagged {
+                        stats.lagged.fetch_add(1, Ordering::Relaxed);
+                    }
                     return false;
                 }
-                Err(mpsc::error::TrySendError::Closed(_)) => return false,
-            },
-            Target::Direct(conn) => {
-                let taken = conn.send(msg.frame(), capacity);
-                if !taken && conn.status().lagged {
-                    stats.lagged.fetch_add(1, Ordering::Relaxed);
-                }
-                taken
             }
-        };
-        if taken {
-            stats.deliveries.fetch_add(1, Ordering::Relaxed);
         }
-        taken
+        let n = msg.msgs.len() as u64;
+        stats.deliveries.fetch_add(n, Ordering::Relaxed);
+        true
     }
 }

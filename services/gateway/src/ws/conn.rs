@@ -285,7 +285,19 @@ impl Conn {
 
     /// Sends `frame` as the last one and waits, at most `within`, for the
     /// backlog to go out before the socket is shut.
-    pub async fn finish(&self, frame: Bytes, within: std::time::Duration) {
+    ///
+    /// Boxed: inline, its timer and write readiness would sit in every
+    /// connection task's future for the whole connection, idle or not,
+    /// for the one time it closes.
+    pub fn finish(
+        &self,
+        frame: Bytes,
+        within: std::time::Duration,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+        Box::pin(self.finish_now(frame, within))
+    }
+
+    async fn finish_now(&self, frame: Bytes, within: std::time::Duration) {
         self.send(&frame, usize::MAX);
         let flushed = async {
             loop {

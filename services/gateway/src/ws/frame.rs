@@ -23,6 +23,11 @@ const MAX_HEADER: usize = 10;
 
 fn frame(opcode: u8, payload: &[u8]) -> Bytes {
     let mut out = BytesMut::with_capacity(MAX_HEADER + payload.len());
+    put_frame(&mut out, opcode, payload);
+    out.freeze()
+}
+
+fn put_frame(out: &mut BytesMut, opcode: u8, payload: &[u8]) {
     out.put_u8(FIN | opcode);
     match payload.len() {
         n @ 0..=125 => out.put_u8(n as u8),
@@ -36,13 +41,26 @@ fn frame(opcode: u8, payload: &[u8]) -> Bytes {
         }
     }
     out.put_slice(payload);
-    out.freeze()
 }
 
 /// A whole text frame. The payload must be UTF-8; the gateway only
 /// frames JSON it encoded itself, so it is not checked again.
 pub fn text(payload: &[u8]) -> Bytes {
     frame(OP_TEXT, payload)
+}
+
+/// Whole text frames, one per payload, back to back in one buffer: what a
+/// connection takes in one write.
+pub fn texts(payloads: &[Bytes]) -> Bytes {
+    if let [one] = payloads {
+        return text(one);
+    }
+    let len = payloads.iter().map(|p| MAX_HEADER + p.len()).sum();
+    let mut out = BytesMut::with_capacity(len);
+    for p in payloads {
+        put_frame(&mut out, OP_TEXT, p);
+    }
+    out.freeze()
 }
 
 pub fn ping() -> Bytes {
@@ -270,6 +288,21 @@ mod tests {
             out.push(m);
         }
         out
+    }
+
+    #[test]
+    fn frames_written_back_to_back_are_read_as_their_messages_in_order() {
+        let payloads: Vec<Bytes> = ["{}", &"x".repeat(200), &"y".repeat(70_000), "z"]
+            .iter()
+            .map(|p| Bytes::copy_from_slice(p.as_bytes()))
+            .collect();
+        let got = read_as_client(&texts(&payloads));
+        let want: Vec<Message> = payloads
+            .iter()
+            .map(|p| Message::text(std::str::from_utf8(p).unwrap()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(texts(&payloads[1..2]), text(&payloads[1]));
     }
 
     /// A masked client frame, as tungstenite formats it.
