@@ -11,7 +11,6 @@
 //! [`BatchConfig::replica_wait`] is set.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -104,6 +103,10 @@ pub(crate) async fn run(
     // Shards whose primary had no replica answer in time: until when their
     // appends skip the wait (it would only add its timeout to each).
     let mut unreplicated: BTreeMap<u16, Instant> = BTreeMap::new();
+    // Script calls built in buffers kept from earlier batches: after the
+    // first few batches no call grows (reallocates and copies) its buffer.
+    let mut spare: Vec<Cmd> = Vec::new();
+    let mut scratch = String::new();
     while let Some(first) = rx.recv().await {
         let mut payloads = first.payloads.len();
         let group = |r: &AppendRequest| {
@@ -125,7 +128,8 @@ pub(crate) async fn run(
         }
         let now = Instant::now();
         let calls = groups.iter_mut().map(|(shard, batch)| {
-            let cmd = script_call(&cfg, batch);
+            let mut cmd = spare.pop().unwrap_or_default();
+            script_call(&cfg, batch, &mut cmd, &mut scratch);
             let mut conn = conn.clone();
             let wait = cfg
                 .replica_wait
@@ -133,10 +137,11 @@ pub(crate) async fn run(
             async move {
                 let (replies, replicated) = send(&mut conn, &cmd, wait).await;
                 answer(batch, replies);
-                (*shard, replicated)
+                (*shard, replicated, cmd)
             }
         });
-        for (shard, replicated) in futures::future::join_all(calls).await {
+        for (shard, replicated, cmd) in futures::future::join_all(calls).await {
+            spare.push(cmd);
             if replicated == Some(true) {
                 unreplicated.remove(&shard);
             } else if replicated == Some(false) {
@@ -152,17 +157,24 @@ pub(crate) async fn run(
     }
 }
 
-/// The `EVALSHA` of [`APPEND_MANY`] for `batch`.
-fn script_call(cfg: &BatchConfig, batch: &[AppendRequest]) -> Cmd {
-    let mut cmd = Cmd::new();
-    let mut num = String::new();
+/// The `EVALSHA` of [`APPEND_MANY`] for `batch`, written into `cmd`
+/// (cleared first); `scratch` holds each key and number while it is copied
+/// in, so neither allocates once they have grown to a batch's size.
+fn script_call(cfg: &BatchConfig, batch: &[AppendRequest], cmd: &mut Cmd, scratch: &mut String) {
+    cmd.clear();
     cmd.arg("EVALSHA")
         .arg(APPEND_MANY.get_hash())
         .arg(3 * batch.len());
     for r in batch {
-        cmd.arg(cfg.layout.feed_key(cfg.layout.shard_of(&r.game)))
-            .arg(cfg.layout.game_key(&r.game, "state"))
-            .arg(cfg.layout.game_key(&r.game, "events"));
+        let shard = cfg.layout.shard_of(&r.game);
+        scratch.clear();
+        cfg.layout.write_feed_key(scratch, shard);
+        cmd.arg(scratch.as_bytes());
+        for what in ["state", "events"] {
+            scratch.clear();
+            cfg.layout.write_game_key(scratch, shard, &r.game, what);
+            cmd.arg(scratch.as_bytes());
+        }
     }
     cmd.arg(cfg.shard_maxlen.as_bytes());
     for r in batch {
@@ -170,15 +182,29 @@ fn script_call(cfg: &BatchConfig, batch: &[AppendRequest]) -> Cmd {
         for n in [r.expected_last_seq, r.fence, r.payloads.len() as u64] {
             // Decimal strings: the script compares them as text (Lua
             // numbers are doubles).
-            num.clear();
-            let _ = write!(num, "{n}");
-            cmd.arg(num.as_bytes());
+            scratch.clear();
+            push_decimal(scratch, n);
+            cmd.arg(scratch.as_bytes());
         }
         for p in &r.payloads {
             cmd.arg(p.as_ref());
         }
     }
-    cmd
+}
+
+/// `n` in decimal, without `fmt`'s machinery.
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| char::from(d)));
 }
 
 /// The script's reply, and whether a replica had it in time (`None`: not
@@ -303,5 +329,19 @@ fn outcome(r: &AppendRequest, item: &Value) -> Result<Appended, LogError> {
         _ => Err(LogError::Corrupt(format!(
             "unexpected append script reply {item:?}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 1_700_000_000_123, u64::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 }
