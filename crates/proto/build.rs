@@ -17,6 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("cargo:rerun-if-changed={}", file.display());
     }
     tonic_build::configure()
+        // Small per-stream buffers (src/codec.rs).
+        .codec_path("crate::codec::SmallBuffers")
         .file_descriptor_set_path(out.join("mafia_v1_descriptor.bin"))
         .compile_protos(&files, &[root])?;
     Ok(())

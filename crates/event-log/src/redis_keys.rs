@@ -100,11 +100,31 @@ impl Layout {
     }
 
     pub(crate) fn feed_key(&self, shard: u16) -> String {
-        format!("{}:feed", self.tag(shard))
+        let mut key = String::new();
+        self.write_feed_key(&mut key, shard);
+        key
+    }
+
+    /// [`Layout::feed_key`] appended to `out`.
+    pub(crate) fn write_feed_key(&self, out: &mut String, shard: u16) {
+        out.push_str(self.tag(shard));
+        out.push_str(":feed");
     }
 
     pub(crate) fn game_key(&self, game: &str, what: &str) -> String {
-        format!("{}:game:{game}:{what}", self.tag(self.shard_of(game)))
+        let mut key = String::new();
+        self.write_game_key(&mut key, self.shard_of(game), game, what);
+        key
+    }
+
+    /// [`Layout::game_key`] appended to `out`; `shard` is `game`'s, so a
+    /// caller writing several keys of one game hashes its id once.
+    pub(crate) fn write_game_key(&self, out: &mut String, shard: u16, game: &str, what: &str) {
+        out.push_str(self.tag(shard));
+        out.push_str(":game:");
+        out.push_str(game);
+        out.push(':');
+        out.push_str(what);
     }
 }
 
@@ -132,6 +152,21 @@ mod tests {
             }
             assert_eq!(key_slot(layout.games_key(shard).as_bytes()), slot);
         }
+    }
+
+    #[test]
+    fn keys_are_spelled_as_the_layout_documents() {
+        let layout = Layout::new("mafia", 16).unwrap();
+        let game = "cup.final.r1.t1.g1";
+        let tag = layout.tag(layout.shard_of(game)).to_owned();
+        assert_eq!(
+            layout.game_key(game, "events"),
+            format!("{tag}:game:{game}:events")
+        );
+        assert_eq!(
+            layout.feed_key(layout.shard_of(game)),
+            format!("{tag}:feed")
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod browser;
+pub mod codec;
 pub mod convert;
 pub mod web;
 
