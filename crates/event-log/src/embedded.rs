@@ -386,16 +386,22 @@ fn open_locked(path: &Path) -> Result<File, LogError> {
         .truncate(false)
         .open(path)
         .map_err(|e| io_error(path, "opening", e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(LogError::Storage(
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor `file` owns for the whole call; the lock
+    // goes with the descriptor when `file` is closed.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if locked == 0 {
+        return Ok(file);
+    }
+    match std::io::Error::last_os_error() {
+        e if e.kind() == std::io::ErrorKind::WouldBlock => Err(LogError::Storage(
             format!(
                 "{} is open in another EmbeddedLog (of this or another process)",
                 path.display()
             )
             .into(),
         )),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_error(path, "locking", e)),
+        e => Err(io_error(path, "locking", e)),
     }
 }
 

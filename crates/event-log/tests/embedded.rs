@@ -74,10 +74,7 @@ async fn data_fences_and_feed_survive_reopening_the_file() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn feed_follower_that_lags_the_live_channel_catches_up_from_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = EmbeddedConfig {
-        feed_buffer: 2,
-        ..EmbeddedConfig::default()
-    };
+    let cfg = EmbeddedConfig { feed_buffer: 2 };
     let log = EmbeddedLog::open_with(dir.path().join("e.redb"), cfg)
         .await
         .unwrap();

@@ -358,7 +358,7 @@ mod tests {
             let mut s = Scanner::new(&body[..cut]);
             assert!(matches!(s.next().unwrap(), Next::Torn(_)), "cut at {cut}");
         }
-        let zeros = vec![0u8; 64];
+        let zeros = [0u8; 64];
         assert!(matches!(
             Scanner::new(&zeros[..]).next().unwrap(),
             Next::Torn(_)
