@@ -339,28 +339,37 @@ async fn a_file_that_is_not_an_event_log_is_refused_naming_it() {
 async fn a_torn_last_commit_is_dropped_on_open_and_appends_go_on_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("e.redb");
-    let complete = {
+    {
         let log = EmbeddedLog::open(&path).await.unwrap();
         log.create_game("g", b"h").await.unwrap();
         log.append("g", 0, 0, &batch("a", 2)).await.unwrap();
+    }
+    // Opening cuts the file at its last record (the zeros made ahead too).
+    let complete = {
+        let log = EmbeddedLog::open(&path).await.unwrap();
         let complete = std::fs::metadata(&path).unwrap().len();
         log.append("g", 2, 0, &batch("b", 3)).await.unwrap();
         complete
     };
-    let full = std::fs::metadata(&path).unwrap().len();
-    for cut in [complete + 3, full - 1] {
+    let write_at = |at: u64, bytes: &[u8]| {
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.set_len(cut).unwrap();
-        drop(f);
+        std::os::unix::fs::FileExt::write_all_at(&f, bytes, at).unwrap();
+    };
+    // The last record cut short; then a frame whose checksum does not
+    // match, behind it what a crash may leave (zeros, a whole record).
+    let cut = || {
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(complete + 3).unwrap();
+    };
+    let garbage = || {
+        write_at(complete, &[5, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9, 9, 9]);
+        write_at(complete + 200, &[0u8; 64]);
+    };
+    for (case, tear) in [("cut", &cut as &dyn Fn()), ("garbage", &garbage)] {
+        tear();
         let log = EmbeddedLog::open(&path).await.unwrap();
-        assert_eq!(log.last_seq("g").await.unwrap(), 2, "cut at {cut}");
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), complete);
-        // What a crash leaves past the end may be zeros too.
-        let f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut &f, &[0u8; 100]).unwrap();
+        assert_eq!(log.last_seq("g").await.unwrap(), 2, "{case}");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), complete, "{case}");
     }
     let log = EmbeddedLog::open(&path).await.unwrap();
     log.append("g", 2, 0, &batch("c", 1)).await.unwrap();

@@ -144,7 +144,7 @@ pub(super) enum Record<'a> {
 /// What reading the next record found.
 pub(super) enum Next<'a> {
     Record(Record<'a>),
-    /// A clean end of file.
+    /// The end of the records: the end of the file, or the zeros after them.
     End,
     /// An incomplete or corrupt record: a write the crash interrupted.
     Torn(&'static str),
@@ -177,8 +177,12 @@ impl<R: Read> Scanner<R> {
         }
         let len = u32::from_le_bytes(frame[..4].try_into().expect("4 bytes")) as usize;
         let crc = u32::from_le_bytes(frame[4..].try_into().expect("4 bytes"));
-        // Every body has at least its kind and id length; a zero length is
-        // what a crash leaves in space the file system zero-filled.
+        // The file is zero-filled ahead of its records: an all-zero frame is
+        // where they end.
+        if len == 0 && crc == 0 {
+            return Ok(Next::End);
+        }
+        // Every body has at least its kind and id length.
         if len < 2 {
             return Ok(Next::Torn("an empty record frame"));
         }
@@ -348,7 +352,7 @@ mod tests {
     }
 
     #[test]
-    fn a_record_cut_anywhere_or_zeroed_reads_as_torn() {
+    fn a_record_cut_anywhere_or_flipped_reads_as_torn_and_zeros_as_the_end() {
         let (file, _) = encoded(|e, locs| {
             e.events("g", 1, 1, &[Bytes::from("payload")], locs)
                 .unwrap();
@@ -361,6 +365,12 @@ mod tests {
         let zeros = [0u8; 64];
         assert!(matches!(
             Scanner::new(&zeros[..]).next().unwrap(),
+            Next::End
+        ));
+        let mut zero_len = [0u8; 64];
+        zero_len[4] = 1;
+        assert!(matches!(
+            Scanner::new(&zero_len[..]).next().unwrap(),
             Next::Torn(_)
         ));
         let mut flipped = body.to_vec();
