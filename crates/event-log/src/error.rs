@@ -56,9 +56,9 @@ pub enum LogError {
     #[error("redis: {0}")]
     Redis(#[source] Box<redis::RedisError>),
 
-    /// The embedded database failed.
+    /// The embedded log's file failed (I/O), or is locked by another open log.
     #[error("embedded storage: {0}")]
-    Storage(#[source] Box<redb::Error>),
+    Storage(#[source] Box<dyn std::error::Error + Send + Sync>),
 
     /// A backend answered something this crate cannot interpret (corrupt data
     /// or an incompatible layout).
@@ -75,25 +75,6 @@ impl From<redis::RedisError> for LogError {
         LogError::Redis(Box::new(e))
     }
 }
-
-macro_rules! redb_error_from {
-    ($($t:ty),* $(,)?) => {
-        $(impl From<$t> for LogError {
-            fn from(e: $t) -> Self {
-                LogError::Storage(Box::new(redb::Error::from(e)))
-            }
-        })*
-    };
-}
-
-redb_error_from!(
-    redb::Error,
-    redb::DatabaseError,
-    redb::TransactionError,
-    redb::TableError,
-    redb::StorageError,
-    redb::CommitError,
-);
 
 impl From<tokio::task::JoinError> for LogError {
     fn from(e: tokio::task::JoinError) -> Self {

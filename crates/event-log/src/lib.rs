@@ -17,7 +17,8 @@
 //! shared conformance suite, see the `testing` feature):
 //! - [`RedisLog`]: the production backend, shared by several referee
 //!   processes, on one Redis server or a Redis Cluster.
-//! - [`EmbeddedLog`]: a single-process backend on a local `redb` file.
+//! - [`EmbeddedLog`]: a single-process backend on a local append-only file
+//!   (group commit: one write and one `fdatasync` for all appends waiting).
 //!
 //! ## Fences
 //! Each game has a fence counter, starting at 0 when the game is created and

@@ -74,10 +74,7 @@ async fn data_fences_and_feed_survive_reopening_the_file() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn feed_follower_that_lags_the_live_channel_catches_up_from_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = EmbeddedConfig {
-        feed_buffer: 2,
-        ..EmbeddedConfig::default()
-    };
+    let cfg = EmbeddedConfig { feed_buffer: 2 };
     let log = EmbeddedLog::open_with(dir.path().join("e.redb"), cfg)
         .await
         .unwrap();
@@ -227,4 +224,164 @@ async fn concurrent_appends_are_checked_one_by_one_within_a_group_commit() {
 async fn follower_from_an_old_cursor_gets_everything_after_it_since_the_feed_is_never_trimmed() {
     let (log, _dir) = fresh_log().await;
     mafia_event_log::conformance::follower_from_a_cursor_older_than_the_retention_says_so_and_reads_the_rest(log, false).await;
+}
+
+/// The tables of the earlier redb layout, as that code wrote them.
+mod old_layout {
+    use redb::TableDefinition;
+    pub const HEADERS: TableDefinition<&str, &[u8]> = TableDefinition::new("headers");
+    pub const GAMES: TableDefinition<&str, (u64, u64)> = TableDefinition::new("games");
+    pub const EVENTS: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("events");
+    pub const FEED: TableDefinition<u64, (&str, u64)> = TableDefinition::new("feed");
+}
+
+/// g1 (fence 2) and g2 (never leased), their events interleaved on the feed:
+/// g1/1, g2/1, g1/2, g1/3.
+fn write_old_layout(path: &std::path::Path) {
+    use old_layout::*;
+    let db = redb::Database::builder()
+        .create_with_file_format_v3(true)
+        .create(path)
+        .unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let mut headers = txn.open_table(HEADERS).unwrap();
+        let mut games = txn.open_table(GAMES).unwrap();
+        let mut events = txn.open_table(EVENTS).unwrap();
+        let mut feed = txn.open_table(FEED).unwrap();
+        headers.insert("g1", b"setup-1".as_slice()).unwrap();
+        headers.insert("g2", b"setup-2".as_slice()).unwrap();
+        games.insert("g1", (3, 2)).unwrap();
+        games.insert("g2", (1, 0)).unwrap();
+        for (feed_seq, game, seq) in [(1, "g1", 1), (2, "g2", 1), (3, "g1", 2), (4, "g1", 3)] {
+            let payload = format!("{game}-{seq}");
+            events.insert((game, seq), payload.as_bytes()).unwrap();
+            feed.insert(feed_seq, (game, seq)).unwrap();
+        }
+    }
+    txn.commit().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_in_the_earlier_redb_layout_is_migrated_on_open_keeping_events_fences_and_cursors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("arena.redb");
+    write_old_layout(&path);
+
+    let log = EmbeddedLog::open(&path).await.unwrap();
+    assert_eq!(log.list_games().await.unwrap(), vec!["g1", "g2"]);
+    assert_eq!(
+        log.header("g2").await.unwrap(),
+        Some(Bytes::from("setup-2"))
+    );
+    let g1: Vec<_> = log.read("g1", 0, 10).await.unwrap();
+    assert_eq!(
+        g1.iter()
+            .map(|e| (e.seq, e.payload.clone()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, Bytes::from("g1-1")),
+            (2, Bytes::from("g1-2")),
+            (3, Bytes::from("g1-3"))
+        ]
+    );
+    assert_eq!(log.last_seq("g2").await.unwrap(), 1);
+    // A cursor the old file handed out resumes at the same place.
+    let mut feed = log.feed(FeedCursor::from("2"));
+    let rest = take_feed(&mut feed, 2).await;
+    assert_eq!(
+        rest.iter()
+            .map(|(c, e)| (c.as_str().to_owned(), e.game.clone(), e.seq))
+            .collect::<Vec<_>>(),
+        vec![("3".into(), "g1".into(), 2), ("4".into(), "g1".into(), 3)]
+    );
+    // Fences never go back: g1 had 2, g2 none.
+    let lease = log
+        .acquire_lease("g1", "ref", Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(lease.fence, 3);
+    match log.append("g2", 1, 0, &batch("new", 1)).await {
+        Ok(a) => assert_eq!(a.first_seq, 2),
+        other => panic!("g2 was never leased, fence 0 appends: {other:?}"),
+    }
+    let feed_next = take_feed(&mut feed, 1).await;
+    assert_eq!(feed_next[0].0.as_str(), "5");
+    drop(feed);
+    drop(log);
+
+    let kept = std::fs::read(dir.path().join("arena.redb.redb-layout")).unwrap();
+    assert!(kept.starts_with(b"redb"), "the old file is kept beside it");
+    let log = EmbeddedLog::open(&path).await.unwrap();
+    assert_eq!(log.last_seq("g2").await.unwrap(), 2);
+    assert_eq!(log.last_seq("g1").await.unwrap(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_that_is_not_an_event_log_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "these are not events, just some text").unwrap();
+    match EmbeddedLog::open(&path).await {
+        Err(LogError::Corrupt(why)) => assert!(why.contains("notes.txt"), "{why}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "these are not events, just some text",
+        "the refused file is left as it was"
+    );
+}
+
+/// A commit that a crash cut short was never acknowledged: reopening drops
+/// it and the log goes on from the last complete one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_torn_last_commit_is_dropped_on_open_and_appends_go_on_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.redb");
+    {
+        let log = EmbeddedLog::open(&path).await.unwrap();
+        log.create_game("g", b"h").await.unwrap();
+        log.append("g", 0, 0, &batch("a", 2)).await.unwrap();
+    }
+    // Opening cuts the file at its last record (the zeros made ahead too).
+    let complete = {
+        let log = EmbeddedLog::open(&path).await.unwrap();
+        let complete = std::fs::metadata(&path).unwrap().len();
+        log.append("g", 2, 0, &batch("b", 3)).await.unwrap();
+        complete
+    };
+    let write_at = |at: u64, bytes: &[u8]| {
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, bytes, at).unwrap();
+    };
+    // The last record cut short; then a frame whose checksum does not
+    // match, behind it what a crash may leave (zeros, a whole record).
+    let cut = || {
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(complete + 3).unwrap();
+    };
+    let garbage = || {
+        write_at(complete, &[5, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9, 9, 9]);
+        write_at(complete + 200, &[0u8; 64]);
+    };
+    for (case, tear) in [("cut", &cut as &dyn Fn()), ("garbage", &garbage)] {
+        tear();
+        let log = EmbeddedLog::open(&path).await.unwrap();
+        assert_eq!(log.last_seq("g").await.unwrap(), 2, "{case}");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), complete, "{case}");
+    }
+    let log = EmbeddedLog::open(&path).await.unwrap();
+    log.append("g", 2, 0, &batch("c", 1)).await.unwrap();
+    let events = log.read("g", 1, 10).await.unwrap();
+    assert_eq!(
+        events.iter().map(|e| e.payload.clone()).collect::<Vec<_>>(),
+        [batch("a", 2), batch("c", 1)].concat()
+    );
+    let mut feed = log.feed(FeedCursor::beginning());
+    let all = take_feed(&mut feed, 3).await;
+    assert_eq!(
+        all.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(),
+        ["1", "2", "3"]
+    );
 }

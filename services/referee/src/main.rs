@@ -9,7 +9,7 @@ use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Store {
-    /// A local redb file (one referee per file).
+    /// A local append-only log file (one referee per file).
     Embedded,
     /// A Redis server shared by several referees.
     Redis,
