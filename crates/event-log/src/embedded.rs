@@ -459,6 +459,19 @@ fn load(file: &File, path: &Path) -> Result<(Index, u64), LogError> {
         let record = match scanner.next().map_err(|e| io_error(path, "reading", e))? {
             Next::End => break,
             Next::Torn(why) => {
+                // A crash tears at most the last group, which is no longer
+                // than GROUP_BYTES: data further on was written (and
+                // acknowledged) after the damaged record, so this is damage
+                // in the middle, and cutting it off would lose acked events.
+                if let Some(beyond) = written_beyond(file, at + GROUP_BYTES as u64)
+                    .map_err(|e| io_error(path, "reading", e))?
+                {
+                    return Err(corrupt(format!(
+                        "a damaged record at byte {at} ({why}), with data written after it \
+                         (at byte {beyond}): the file is damaged in its middle, not torn by \
+                         a crash; nothing was cut off. Restore it from a backup"
+                    )));
+                }
                 tracing::warn!(
                     path = %path.display(),
                     offset = at,
@@ -524,6 +537,22 @@ fn load(file: &File, path: &Path) -> Result<(Index, u64), LogError> {
             .map_err(|e| io_error(path, "truncating", e))?;
     }
     Ok((index, end))
+}
+
+/// The first non-zero byte of `file` from `from` on, if any.
+fn written_beyond(file: &File, from: u64) -> std::io::Result<Option<u64>> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = from;
+    loop {
+        let n = file.read_at(&mut buf, at)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(i) = buf[..n].iter().position(|&b| b != 0) {
+            return Ok(Some(at + i as u64));
+        }
+        at += n as u64;
+    }
 }
 
 impl Inner {

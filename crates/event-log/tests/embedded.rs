@@ -336,6 +336,35 @@ async fn a_file_that_is_not_an_event_log_is_refused_naming_it() {
 /// A commit that a crash cut short was never acknowledged: reopening drops
 /// it and the log goes on from the last complete one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damage_in_the_middle_of_the_file_is_refused_on_open_and_cuts_nothing_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.redb");
+    // More acknowledged data after the first event than one group (16 MiB)
+    // can hold: a crash cannot have torn that far back.
+    let big = Bytes::from(vec![b'x'; 1 << 20]);
+    {
+        let log = EmbeddedLog::open(&path).await.unwrap();
+        log.create_game("g", b"h").await.unwrap();
+        log.append("g", 0, 0, &batch("first", 1)).await.unwrap();
+        for seq in 1..=20 {
+            log.append("g", seq, 0, std::slice::from_ref(&big))
+                .await
+                .unwrap();
+        }
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"first-0").unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&f, b"FIRST", at as u64).unwrap();
+    let len = bytes.len() as u64;
+    match EmbeddedLog::open(&path).await {
+        Err(LogError::Corrupt(why)) => assert!(why.contains("damaged in its middle"), "{why}"),
+        other => panic!("opened a file damaged in its middle: {other:?}"),
+    }
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), len);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_torn_last_commit_is_dropped_on_open_and_appends_go_on_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("e.redb");
