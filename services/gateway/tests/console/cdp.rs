@@ -295,11 +295,18 @@ impl Page {
         }
     }
 
-    /// A mouse click (a tap) at the middle of the element `selector` names.
+    /// A mouse click (a tap) at the middle of the element `selector` names,
+    /// brought into view first, as a judge would scroll to it: a point
+    /// under the sticky header or outside the viewport would tap nothing,
+    /// or something else.
     pub async fn click(&self, selector: &str) {
         let at = self
-            .eval(&format!(
-                "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+            .wait(&format!(
+                "(() => {{ const e = document.querySelector({selector:?}); if (!e) return null; \
+                 e.scrollIntoView({{block: 'center', inline: 'center'}}); \
+                 const r = e.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2; \
+                 const hit = document.elementFromPoint(x, y); \
+                 return hit && (hit === e || e.contains(hit)) ? [x, y] : null; }})()"
             ))
             .await;
         let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
