@@ -15,8 +15,8 @@ use mafia_proto::v1::{
 use mafia_record::{StageId, TournamentId};
 use mafia_rules::RuleSetId;
 use mafia_tournament::{
-    Coefficient, Judge, JudgeId, PlayerId, Scheme, Stage, Standings, TournamentCommand,
-    TournamentEvent, TournamentSpec,
+    Judge, JudgeId, PlayerId, Scheme, Stage, Standings, TournamentCommand, TournamentEvent,
+    TournamentSpec,
 };
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -304,7 +304,7 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 name: name.clone().unwrap_or_else(|| id.to_string()),
                 rounds: *rounds,
                 tables: *tables,
-                coefficient: parse_coefficient(coefficient)?,
+                coefficient: coefficient.parse().map_err(anyhow::Error::msg)?,
             };
             let r = c.command(&TournamentCommand::AddStage { stage }).await?;
             writeln!(out, "stage {id} added (version {})", r.version)?;
@@ -489,22 +489,6 @@ fn export_kind(what: ExportWhat, format: Option<ExportFormat>) -> Result<ExportK
     })
 }
 
-/// `1`, `1.3`, `0.875`: the scheme counts coefficients in thousandths.
-fn parse_coefficient(text: &str) -> Result<Coefficient> {
-    let bad = || anyhow::anyhow!("coefficient {text:?}: give it as 1, 1.3 or 0.875");
-    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() || frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let whole: u32 = whole.parse().map_err(|_| bad())?;
-    let frac: u32 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
-    let n = whole
-        .checked_mul(1000)
-        .and_then(|w| w.checked_add(frac))
-        .ok_or_else(bad)?;
-    Ok(Coefficient::thousandths(n))
-}
-
 /// The argument itself, a file's text, or standard input for `-`. JSON
 /// given inline starts with `{` or `[`.
 fn read_arg(arg: &str) -> Result<String> {
@@ -517,19 +501,4 @@ fn read_arg(arg: &str) -> Result<String> {
         return Ok(arg.to_owned());
     }
     std::fs::read_to_string(arg).with_context(|| format!("cannot read {arg}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_coefficient_is_read_in_thousandths() {
-        assert_eq!(parse_coefficient("1").unwrap().raw(), 1000);
-        assert_eq!(parse_coefficient("1.3").unwrap().raw(), 1300);
-        assert_eq!(parse_coefficient("0.875").unwrap().raw(), 875);
-        for bad in ["", ".5", "1.2345", "x", "1.x", "-1"] {
-            assert!(parse_coefficient(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -164,6 +164,33 @@ impl Coefficient {
     }
 }
 
+/// `1`, `1.3`, `0.875`: at most three decimals, in (0, 100] as a
+/// deserialized one.
+impl std::str::FromStr for Coefficient {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Coefficient, String> {
+        let bad =
+            || format!("coefficient {text:?}: give it as 1, 1.3 or 0.875, above 0 and at most 100");
+        let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+        if whole.is_empty()
+            || frac.len() > 3
+            || !whole
+                .bytes()
+                .chain(frac.bytes())
+                .all(|b| b.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        let whole: u32 = whole.parse().map_err(|_| bad())?;
+        let frac: u32 = format!("{frac:0<3}").parse().map_err(|_| bad())?;
+        match whole.checked_mul(1000).and_then(|w| w.checked_add(frac)) {
+            Some(n @ 1..=100_000) => Ok(Coefficient(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
 impl Default for Coefficient {
     fn default() -> Self {
         Coefficient::ONE
@@ -191,6 +218,17 @@ impl<'de> Deserialize<'de> for Coefficient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_coefficient_is_read_in_thousandths() {
+        let read = |t: &str| t.parse::<Coefficient>().map(Coefficient::raw);
+        assert_eq!(read("1"), Ok(1000));
+        assert_eq!(read("1.3"), Ok(1300));
+        assert_eq!(read("0.875"), Ok(875));
+        for bad in ["", ".5", "1.2345", "x", "1.x", "-1", "0", "100.001"] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn rfm_6_4_9_a_final_best_move_of_0_55_is_0_715() {

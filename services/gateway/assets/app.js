@@ -294,8 +294,7 @@ function followHall(onTables) {
 }
 
 function fetchInfo(gameId, onInfo) {
-  const q = TOKEN ? `?token=${encodeURIComponent(TOKEN)}` : "";
-  fetch(`/api/game/${encodeURIComponent(gameId)}${q}`, {cache: "no-store"})
+  fetch(`/api/game/${encodeURIComponent(gameId)}`, {cache: "no-store", headers: authHeaders()})
     .then((r) => (r.ok ? r.json() : null))
     .then((s) => { if (s && s.info) onInfo(s.info); })
     .catch(() => {});
