@@ -56,6 +56,16 @@ pub struct ConsoleConfig {
     pub scoring_url: Option<String>,
 }
 
+impl ServerConfig {
+    pub fn keepalive(&self) -> crate::ws::keepalive::Timing {
+        crate::ws::keepalive::Timing {
+            ping_interval: self.ping_interval,
+            idle_timeout: self.idle_timeout,
+            send_timeout: self.send_timeout,
+        }
+    }
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
@@ -63,6 +73,8 @@ pub struct AppState {
     pub tokens: Arc<Tokens>,
     pub config: ServerConfig,
     pub closing: Closing,
+    /// Pings the feeds' connections and closes the silent and stuck ones.
+    pub keepalive: crate::ws::Keepalive,
     /// Tournament standings, folded off the log (`crate::standings`).
     pub standings: crate::board::Board,
     pub console: ConsoleConfig,

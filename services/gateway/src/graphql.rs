@@ -5,14 +5,15 @@
 //! subscriptions on the WebSocket share their encoded payloads
 //! ([`crate::shared`]); the resolvers below serve everything else.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+mod ws;
 
-use async_graphql::http::{WebSocketProtocols as Protocols, WsMessage, ALL_WEBSOCKET_PROTOCOLS};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use async_graphql::http::{WebSocketProtocols as Protocols, ALL_WEBSOCKET_PROTOCOLS};
 use async_graphql::{
-    Context, Data, EmptyMutation, Error, Json, MergedObject, MergedSubscription, Object, Result,
-    Schema, Subscription,
+    Context, EmptyMutation, Error, Json, MergedObject, MergedSubscription, Object, Result, Schema,
+    Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
 use axum::extract::{Query, State};
@@ -22,19 +23,16 @@ use axum::routing::get;
 use axum::Router;
 use bytes::Bytes;
 use futures::Stream;
-use serde_json::Value;
 
 use mafia_record::GameId;
 
 use crate::app::{game_audience, token_of, ApiError, AppState, FeedQuery};
-use crate::auth::{caller_of, AuthError, Caller, ForGame};
+use crate::auth::{caller_of, Caller, ForGame};
 pub use crate::graphql_types::*;
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
 use crate::messages::{GameFeed, HallFeed};
-use crate::shared::{self, complete_message, Envelope, FieldTable, Groups, Plan};
-use crate::ws::conn::Pumped;
-use crate::ws::frame as ws_frame;
-use crate::ws::{Conn, Decoder, Incoming, Upgrade};
+use crate::shared::{FieldTable, Groups};
+use crate::ws::Upgrade;
 
 /// Deepest query accepted; the schema itself is four levels deep.
 pub const MAX_DEPTH: usize = 8;
@@ -211,9 +209,9 @@ impl GameQuery {
 
 /// Counts a connection's live subscriptions; the guard gives one back.
 #[derive(Clone, Default)]
-struct SubscriptionCount(Arc<AtomicUsize>);
+pub(crate) struct SubscriptionCount(Arc<AtomicUsize>);
 
-struct CountGuard(Arc<AtomicUsize>);
+pub(crate) struct CountGuard(Arc<AtomicUsize>);
 
 impl Drop for CountGuard {
     fn drop(&mut self) {
@@ -372,13 +370,6 @@ impl GameSubscription {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct InitPayload {
-    token: Option<String>,
-    #[serde(alias = "Authorization", alias = "authorization")]
-    auth: Option<String>,
-}
-
 /// The largest `POST /graphql` body: queries are small, and a body is held
 /// in memory whole before it is parsed. Larger ones get 413.
 pub const MAX_GRAPHQL_BODY_BYTES: usize = 64 * 1024;
@@ -434,283 +425,10 @@ async fn graphql_ws(
     let chosen = ALL_WEBSOCKET_PROTOCOLS
         .into_iter()
         .find(|p| ws.protocols.iter().any(|c| c == p));
-    Ok(ws.on_upgrade(chosen, move |socket, early| {
-        let closing = state.app.closing.clone();
-        closing.track(serve_ws(socket, early, state, protocol, url_access))
-    }))
-}
-
-/// The largest message a GraphQL client may send; more is closed with 1009.
-const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
-
-/// Messages from the client waiting for async-graphql; more is a flood.
-const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
-
-/// The client's messages on their way to async-graphql: a bounded queue
-/// that, unlike a channel, holds no block while empty (most connections
-/// send a few messages when they start, then nothing).
-#[derive(Default)]
-struct Inbox(Mutex<(std::collections::VecDeque<Bytes>, Option<std::task::Waker>)>);
-
-impl Inbox {
-    /// False when the queue is full: the client floods.
-    fn push(&self, msg: Bytes) -> bool {
-        let mut q = self.0.lock().expect("inbox lock");
-        if q.0.len() >= MAX_PENDING_CLIENT_MESSAGES {
-            return false;
-        }
-        q.0.push_back(msg);
-        if let Some(w) = q.1.take() {
-            w.wake();
-        }
-        true
-    }
-
-    fn poll_next(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Bytes>> {
-        let mut q = self.0.lock().expect("inbox lock");
-        match q.0.pop_front() {
-            Some(msg) => {
-                if q.0.is_empty() {
-                    q.0 = std::collections::VecDeque::new();
-                }
-                std::task::Poll::Ready(Some(msg))
-            }
-            None => {
-                q.1 = Some(cx.waker().clone());
-                std::task::Poll::Pending
-            }
-        }
-    }
-}
-
-/// One GraphQL WebSocket connection. async-graphql speaks the protocol
-/// (init, ping, queries, errors, unusual operations); plain subscriptions
-/// to `game`, `games` and `events` are intercepted and served from
-/// shared groups ([`crate::shared`]), so only their envelope is built per
-/// subscriber.
-async fn serve_ws(
-    socket: tokio::net::TcpStream,
-    early: Bytes,
-    state: GqlState,
-    protocol: Protocols,
-    url_access: Option<Caller>,
-) {
-    use futures::StreamExt;
-
-    let count = SubscriptionCount::default();
-    let mut data = Data::default();
-    data.insert(count.clone());
-    let access_slot: Arc<Mutex<Option<Caller>>> = Arc::default();
-    let inbox = Arc::new(Inbox::default());
-    let input = {
-        let inbox = inbox.clone();
-        futures::stream::poll_fn(move |cx| inbox.poll_next(cx))
-    };
-    let tokens = state.app.tokens.clone();
-    let slot = access_slot.clone();
-    let mut gql = Box::pin(
-        async_graphql::http::WebSocket::new(state.schema.clone(), input, protocol)
-            .connection_data(data)
-            .on_connection_init(move |payload| async move {
-                let mut data = Data::default();
-                let access = match url_access {
-                    Some(a) => a,
-                    None => {
-                        let p: Option<InitPayload> = serde_json::from_value(payload).ok();
-                        let checked = match p {
-                            Some(InitPayload { token: Some(t), .. }) => tokens.check(Some(&t)),
-                            Some(InitPayload { auth: Some(a), .. }) => {
-                                tokens.check_authorization(Some(&a))
-                            }
-                            _ => Ok(Caller::Public),
-                        };
-                        checked.map_err(|e: AuthError| Error::new(e.to_string()))?
-                    }
-                };
-                *slot.lock().expect("lock") = Some(access.clone());
-                data.insert(access);
-                Ok(data)
-            }),
-    );
-    let kind = match protocol {
-        Protocols::GraphQLWS => Envelope::Next,
-        Protocols::SubscriptionsTransportWS => Envelope::Data,
-    };
-    let conn = Arc::new(Conn::keeping_backlog(socket));
-    let send_timeout = state.app.config.send_timeout;
-    let finish = |code: u16, reason: &str| conn.finish(ws_frame::close(code, reason), send_timeout);
-    let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
-    let mut incoming = Vec::new();
-    if let Err(v) = decoder.feed(&early, &mut incoming) {
-        finish(v.code, v.why).await;
-        return;
-    }
-    drop(early);
-    // The shared subscriptions, by id, each with its slot of the cap.
-    let mut owned: HashMap<String, (shared::Shared, CountGuard)> = HashMap::new();
+    let (response, upgrading) = ws.accept(chosen);
     let closing = state.app.closing.clone();
-    // When the backlog last moved (or was last empty).
-    let mut last_written = tokio::time::Instant::now();
-    loop {
-        for m in incoming.drain(..) {
-            let bytes = match m {
-                Incoming::Text(b) | Incoming::Binary(b) => b,
-                Incoming::Ping(p) => {
-                    conn.send(&ws_frame::pong(&p), usize::MAX);
-                    continue;
-                }
-                Incoming::Pong(_) => continue,
-                Incoming::Close(code) => {
-                    finish(code.map_or(1000, |(c, _)| c), "").await;
-                    return;
-                }
-            };
-            let access = access_slot.lock().expect("lock").clone();
-            match intercept(&bytes, access.as_ref(), &state.groups, &count, kind, &conn) {
-                Intercept::Start(id, started) => {
-                    if let Some((old, _)) = owned.insert(id, started) {
-                        old.stop();
-                    }
-                }
-                Intercept::Stop(id) if owned.contains_key(&id) => {
-                    if let Some((old, _)) = owned.remove(&id) {
-                        old.stop();
-                    }
-                    conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
-                }
-                Intercept::Stop(_) | Intercept::Forward => {
-                    if !inbox.push(bytes) {
-                        finish(1008, "too many messages").await;
-                        return;
-                    }
-                }
-            }
-        }
-        let status = conn.status();
-        if status.closed {
-            for (s, _) in owned.values() {
-                s.stop();
-            }
-            return;
-        }
-        if status.lagged || owned.values().any(|(s, _)| s.member().needs_restart()) {
-            // Cut back: every shared subscription behind starts again
-            // from a fresh catch-up (all of them when the connection lagged).
-            conn.rejoin();
-            owned = owned
-                .into_iter()
-                .filter_map(|(id, (s, slot))| {
-                    if !status.lagged && !s.member().needs_restart() {
-                        return Some((id, (s, slot)));
-                    }
-                    let next = s.restart();
-                    if next.is_none() {
-                        conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
-                    }
-                    next.map(|n| (id, (n, slot)))
-                })
-                .collect();
-            continue;
-        }
-        if !status.backlog {
-            last_written = tokio::time::Instant::now();
-        }
-        // A client that has not taken what waits for it in `send_timeout`
-        // is gone.
-        let stuck = async {
-            if status.backlog {
-                tokio::time::sleep_until(last_written + send_timeout).await
-            } else {
-                std::future::pending().await
-            }
-        };
-        tokio::select! {
-            _ = closing.started() => {
-                finish(crate::closing::GOING_AWAY, "server shutting down").await;
-                return;
-            }
-            _ = conn.changed() => {}
-            _ = stuck => {
-                conn.close();
-                return;
-            }
-            p = conn.pump(status.backlog, &mut decoder, &mut incoming, send_timeout) => match p {
-                Pumped::Over => return,
-                Pumped::Wrote => last_written = tokio::time::Instant::now(),
-                Pumped::Read => {}
-            },
-            m = gql.next(), if !status.backlog => match m {
-                Some(WsMessage::Text(t)) => {
-                    conn.send(&ws_frame::text(t.as_bytes()), usize::MAX);
-                }
-                Some(WsMessage::Close(code, reason)) => {
-                    finish(code, &reason).await;
-                    return;
-                }
-                None => {
-                    conn.close();
-                    return;
-                }
-            },
-        }
-    }
-}
-
-enum Intercept {
-    /// A shared subscription, started.
-    Start(String, (shared::Shared, CountGuard)),
-    /// `complete`/`stop` for this id.
-    Stop(String),
-    /// For async-graphql.
-    Forward,
-}
-
-/// Starts a shared subscription when the message is a `subscribe`/`start`
-/// that can be shared; everything else goes to async-graphql, which gives
-/// every error its usual form.
-fn intercept(
-    bytes: &[u8],
-    access: Option<&Caller>,
-    groups: &Groups,
-    count: &SubscriptionCount,
-    kind: Envelope,
-    conn: &Arc<Conn>,
-) -> Intercept {
-    #[derive(serde::Deserialize)]
-    struct ClientMessage {
-        #[serde(rename = "type")]
-        ty: String,
-        id: Option<String>,
-        payload: Option<Value>,
-    }
-    let Ok(m) = serde_json::from_slice::<ClientMessage>(bytes) else {
-        return Intercept::Forward;
-    };
-    let (Some(id), Some(access)) = (m.id, access) else {
-        return Intercept::Forward;
-    };
-    match m.ty.as_str() {
-        "subscribe" | "start" => {}
-        "complete" | "stop" => return Intercept::Stop(id),
-        _ => return Intercept::Forward,
-    }
-    let Some(plan) = m
-        .payload
-        .as_ref()
-        .and_then(|p| Plan::parse(p, groups.fields()))
-    else {
-        return Intercept::Forward;
-    };
-    // The per-connection cap: over it, async-graphql says so.
-    let n = count.0.fetch_add(1, Ordering::AcqRel);
-    let guard = CountGuard(count.0.clone());
-    if n >= MAX_SUBSCRIPTIONS_PER_CONNECTION {
-        return Intercept::Forward;
-    }
-    let Some(started) = shared::start(groups, plan, access, conn, &id, kind) else {
-        return Intercept::Forward;
-    };
-    Intercept::Start(id, (started, guard))
+    tokio::spawn(closing.track(ws::serve(upgrading, state, protocol, url_access)));
+    Ok(response)
 }
 
 /// The playground: a page of its own, served from the binary, since
@@ -732,7 +450,7 @@ async fn schema_sdl() -> Response {
 }
 
 #[derive(Clone)]
-struct GqlState {
+pub(crate) struct GqlState {
     app: AppState,
     schema: GatewaySchema,
     groups: Groups,

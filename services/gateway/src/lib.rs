@@ -103,6 +103,7 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
     AppState {
         hub,
         tokens: Arc::new(tokens),
+        keepalive: ws::Keepalive::new(config.keepalive()),
         config,
         closing: closing::Closing::default(),
         standings: board::Board::default(),

@@ -2,7 +2,6 @@
 //! GraphQL endpoint and the embedded screens.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap};
@@ -12,12 +11,17 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::json;
 
+use mafia_record::GameId;
+use mafia_rules::Audience;
+
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
 pub use crate::app::{AppState, ServerConfig};
-use crate::auth::ForGame;
+use crate::auth::{ForGame, Games};
 use crate::closing::{Closing, GOING_AWAY};
+use crate::hub::Hub;
 use crate::ws::frame::{self as ws_frame};
-use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Upgrade};
+use crate::ws::upgrade::Upgrading;
+use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Keepalive, Upgrade};
 
 /// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
 /// `/api/tables` are the old names of the game routes, kept for the OBS
@@ -55,20 +59,10 @@ async fn ws_game(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
-    let hub = state.hub.clone();
-    let config = state.config.clone();
-    let closing = state.closing.clone();
-    let from = q.from;
-    Ok(ws.on_upgrade(None, move |socket, early| {
-        state.closing.track(async move {
-            let conn = Arc::new(Conn::new(socket));
-            if hub.subscribe_conn(&game_id, audience, from, &conn).is_err() {
-                return;
-            }
-            let rejoin = |c: &Arc<Conn>| hub.subscribe_conn(&game_id, audience, None, c).is_ok();
-            run(conn, early, rejoin, config, closing).await;
-        })
-    }))
+    let feed = Feed::new(&state, Follow::Game(game_id, audience));
+    let (response, upgrading) = ws.accept(None);
+    tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
+    Ok(response)
 }
 
 async fn ws_hall(
@@ -79,109 +73,130 @@ async fn ws_hall(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (audience, games) = access.hall();
-    let hub = state.hub.clone();
-    let config = state.config.clone();
-    let closing = state.closing.clone();
-    Ok(ws.on_upgrade(None, move |socket, early| {
-        state.closing.track(async move {
-            let conn = Arc::new(Conn::new(socket));
-            hub.subscribe_hall_conn(audience, games.clone(), &conn);
-            let rejoin = |c: &Arc<Conn>| {
-                hub.subscribe_hall_conn(audience, games.clone(), c);
-                true
-            };
-            run(conn, early, rejoin, config, closing).await;
-        })
-    }))
+    let feed = Feed::new(&state, Follow::Hall(audience, games));
+    let (response, upgrading) = ws.accept(None);
+    tokio::spawn(state.closing.track(feed.run(upgrading, None)));
+    Ok(response)
 }
 
-/// Keeps a feed's connection: flushes what the fan-out could not write at
-/// once, answers the client's pings and close, pings it, and catches it up
-/// with a snapshot when it lagged. The fan-out itself writes the messages.
-async fn run<F>(conn: Arc<Conn>, early: Bytes, rejoin: F, config: ServerConfig, closing: Closing)
-where
-    F: Fn(&Arc<Conn>) -> bool,
-{
-    let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
-    let mut incoming = Vec::new();
-    // The bytes hyper read past the request.
-    if let Err(v) = decoder.feed(&early, &mut incoming) {
-        conn.finish(ws_frame::close(v.code, v.why), config.send_timeout)
-            .await;
-        return;
+/// What a feed connection follows; a lagged one follows it again from a
+/// snapshot.
+enum Follow {
+    Game(GameId, Audience),
+    Hall(Audience, Option<Arc<Games>>),
+}
+
+/// One feed connection's task and all it keeps: moved in once, so that an
+/// idle connection's task holds nothing twice.
+struct Feed {
+    hub: Hub,
+    follow: Follow,
+    keepalive: Keepalive,
+    closing: Closing,
+    send_timeout: std::time::Duration,
+    max_cutbacks: u32,
+}
+
+impl Feed {
+    fn new(state: &AppState, follow: Follow) -> Feed {
+        Feed {
+            hub: state.hub.clone(),
+            follow,
+            keepalive: state.keepalive.clone(),
+            closing: state.closing.clone(),
+            send_timeout: state.config.send_timeout,
+            max_cutbacks: state.config.max_cutbacks,
+        }
     }
-    drop(early);
-    let mut ping = tokio::time::interval(config.ping_interval);
-    ping.tick().await;
-    let mut last_seen = Instant::now();
-    // When the backlog last moved (or was last empty).
-    let mut last_written = Instant::now();
-    let mut cutbacks = 0;
-    loop {
-        for m in incoming.drain(..) {
-            last_seen = Instant::now();
-            match m {
-                Incoming::Ping(p) => {
-                    conn.send(&ws_frame::pong(&p), usize::MAX);
-                }
-                Incoming::Close(code) => {
-                    let code = code.map_or(1000, |(c, _)| c);
-                    conn.finish(ws_frame::close(code, ""), config.send_timeout)
-                        .await;
-                    return;
-                }
-                _ => {}
+
+    /// Subscribes `conn`; false when its game is gone.
+    fn subscribe(&self, conn: &Arc<Conn>, from: Option<u64>) -> bool {
+        match &self.follow {
+            Follow::Game(game_id, audience) => self
+                .hub
+                .subscribe_conn(game_id, *audience, from, conn)
+                .is_ok(),
+            Follow::Hall(audience, games) => {
+                self.hub.subscribe_hall_conn(*audience, games.clone(), conn);
+                true
             }
         }
-        let status = conn.status();
-        if status.closed {
+    }
+
+    /// Keeps a feed's connection until it ends, with the close frame
+    /// [`Feed::serve`] gives, if any.
+    async fn run(self, upgrading: Upgrading, from: Option<u64>) {
+        let Some((socket, early)) = upgrading.socket().await else {
+            return;
+        };
+        let conn = Arc::new(Conn::new(socket));
+        if !self.subscribe(&conn, from) {
             return;
         }
-        if status.ended {
-            conn.finish(
-                ws_frame::close(GOING_AWAY, "server closing"),
-                config.send_timeout,
-            )
-            .await;
-            return;
+        if let Some(goodbye) = self.serve(&conn, early).await {
+            conn.finish(goodbye, self.send_timeout).await;
         }
-        if status.lagged {
-            cutbacks += 1;
-            if cutbacks > config.max_cutbacks || !rejoin(&conn) {
-                conn.finish(ws_frame::close(1008, "too slow"), config.send_timeout)
-                    .await;
-                return;
+    }
+
+    /// Flushes what the fan-out could not write at once, answers the
+    /// client's pings and close, and catches it up with a snapshot when it
+    /// lagged. The fan-out writes the messages; the keepalive pings the
+    /// client and closes it when silent or stuck. Returns the close frame
+    /// to end with; the only await is the one `select!`, so the future
+    /// keeps one set of locals (issue 15: memory per idle connection).
+    async fn serve(&self, conn: &Arc<Conn>, early: Bytes) -> Option<Bytes> {
+        let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
+        let mut incoming = Vec::new();
+        // The bytes hyper read past the request.
+        if let Err(v) = decoder.feed(&early, &mut incoming) {
+            return Some(ws_frame::close(v.code, v.why));
+        }
+        drop(early);
+        self.keepalive.keep(conn);
+        let mut cutbacks = 0;
+        loop {
+            if !incoming.is_empty() {
+                conn.seen();
             }
-            tracing::debug!(cutbacks, "slow client cut back to a snapshot");
-            continue;
-        }
-        if !status.backlog {
-            last_written = Instant::now();
-        }
-        tokio::select! {
-            _ = closing.started() => {
-                conn.finish(ws_frame::close(GOING_AWAY, "server shutting down"), config.send_timeout)
-                    .await;
-                return;
+            for m in incoming.drain(..) {
+                match m {
+                    Incoming::Ping(p) => {
+                        conn.send(&ws_frame::pong(&p), usize::MAX);
+                    }
+                    Incoming::Close(code) => {
+                        return Some(ws_frame::close(code.map_or(1000, |(c, _)| c), ""));
+                    }
+                    _ => {}
+                }
             }
-            _ = conn.changed() => {}
-            p = conn.pump(status.backlog, &mut decoder, &mut incoming, config.send_timeout) => match p {
-                Pumped::Over => return,
-                Pumped::Wrote => last_written = Instant::now(),
-                Pumped::Read => {}
-            },
-            _ = ping.tick() => {
-                if status.backlog && last_written.elapsed() > config.send_timeout {
-                    // Not reading at all: nothing more can be sent to it.
-                    conn.close();
-                    return;
+            let status = conn.status();
+            if status.closed {
+                return None;
+            }
+            if status.ended {
+                return Some(ws_frame::close(GOING_AWAY, "server closing"));
+            }
+            if status.idle {
+                return Some(ws_frame::close(1000, "idle"));
+            }
+            if status.lagged {
+                cutbacks += 1;
+                if cutbacks > self.max_cutbacks || !self.subscribe(conn, None) {
+                    return Some(ws_frame::close(1008, "too slow"));
                 }
-                if last_seen.elapsed() > config.idle_timeout {
-                    conn.finish(ws_frame::close(1000, "idle"), config.send_timeout)
-                        .await;
-                    return;
+                tracing::debug!(cutbacks, "slow client cut back to a snapshot");
+                continue;
+            }
+            tokio::select! {
+                _ = self.closing.started() => {
+                    return Some(ws_frame::close(GOING_AWAY, "server shutting down"));
                 }
-                conn.send(&ws_frame::ping(), usize::MAX);
+                _ = conn.changed() => {}
+                p = conn.pump(status.backlog, &mut decoder, &mut incoming) => match p {
+                    Pumped::Over => return None,
+                    Pumped::Refused(goodbye) => return Some(goodbye),
+                    Pumped::Wrote | Pumped::Read => {}
+                },
             }
         }
     }

@@ -399,6 +399,37 @@ async fn server_pings_and_answers_close() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_answers_no_ping_is_closed_as_idle_and_one_that_does_stays() {
+    let server = ServerConfig {
+        ping_interval: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(600),
+        ..ServerConfig::default()
+    };
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let sim = game(RuleSetId::Classic, 1);
+    create(&fx.log, "cup.idle.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.idle.r1.t1.g1", &sim.events[..5]).await;
+    until(&fx.hub, |h| h.has_game(&gid("cup.idle.r1.t1.g1"))).await;
+    let mut silent = connect(fx.addr, "/ws/game/cup.idle.r1.t1.g1").await;
+    let mut live = connect(fx.addr, "/ws/game/cup.idle.r1.t1.g1").await;
+    // The live one reads (tungstenite answers each ping) for well over the
+    // idle timeout, and is pinged again and again; the silent one reads
+    // nothing meanwhile.
+    let began = tokio::time::Instant::now();
+    let mut pings = 0;
+    while pings < 3 || began.elapsed() < Duration::from_millis(1500) {
+        match tokio::time::timeout(Duration::from_secs(30), live.next()).await {
+            Ok(Some(Ok(Message::Ping(_)))) => pings += 1,
+            Ok(Some(Ok(Message::Text(_)))) => {}
+            other => panic!("the live client lost its connection: {other:?}"),
+        }
+    }
+    let got = bytes_until_closed(&mut silent).await;
+    assert!(holds_frame(&got, &PING_FRAME), "never pinged");
+    assert!(holds_frame(&got, &close_frame(1000, "idle")), "{got:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn departed_subscribers_of_a_quiet_game_are_forgotten() {
     let fx = start(
         hub_config(Duration::from_secs(3600)),

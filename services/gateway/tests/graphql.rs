@@ -229,6 +229,14 @@ async fn next_msg(ws: &mut Ws) -> Value {
     }
 }
 
+/// Executions of shared subscription groups so far.
+fn executed(fx: &Fixture) -> u64 {
+    fx.hub
+        .stats()
+        .graphql_group_executions
+        .load(std::sync::atomic::Ordering::Relaxed)
+}
+
 const SUB: &str =
     r#"subscription($id: String!) { game(id: $id) { kind seq view patch event { kind } } }"#;
 
@@ -481,12 +489,6 @@ async fn subscribers_with_one_query_share_one_execution_per_event() {
     let first = next_msg(&mut reference).await;
     assert_eq!(first["payload"]["data"]["game"]["seq"], 60);
 
-    let executed = |fx: &Fixture| {
-        fx.hub
-            .stats()
-            .graphql_group_executions
-            .load(std::sync::atomic::Ordering::Relaxed)
-    };
     let before = executed(&fx);
     append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..70]).await;
     for seq in 61..=70u64 {
@@ -600,4 +602,86 @@ async fn collect(ws: &mut Ws, got: &mut Got, hall: usize, events: usize) {
             .or_default()
             .push(m["payload"].clone());
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscribe_sent_with_connection_init_is_shared_and_async_graphql_starts_only_when_needed()
+{
+    let (fx, sim) = fixture_with_game().await;
+    let vars = json!({"id": "cup.final.r1.t1.g1"});
+    let mut subs = Vec::new();
+    for i in 0..3 {
+        let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
+        // Both in one write: the subscribe does not wait for the ack.
+        let init = json!({"type": "connection_init", "payload": {"token": CHIEF}});
+        let sub =
+            json!({"id": "s", "type": "subscribe", "payload": {"query": SUB, "variables": vars}});
+        ws.feed(Message::Text(init.to_string().into()))
+            .await
+            .unwrap();
+        ws.feed(Message::Text(sub.to_string().into()))
+            .await
+            .unwrap();
+        ws.flush().await.unwrap();
+        assert_eq!(
+            next_msg(&mut ws).await["type"],
+            "connection_ack",
+            "client {i}"
+        );
+        let first = next_msg(&mut ws).await;
+        assert_eq!(first["payload"]["data"]["game"]["seq"], 60);
+        subs.push(ws);
+    }
+    let before = executed(&fx);
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..61]).await;
+    for ws in &mut subs {
+        assert_eq!(next_msg(ws).await["payload"]["data"]["game"]["seq"], 61);
+    }
+    // One shared execution for the three: none took async-graphql's path.
+    assert_eq!(executed(&fx) - before, 1);
+
+    // A graphql-transport-ws ping is answered without async-graphql.
+    let ws = &mut subs[0];
+    send(ws, json!({"type": "ping"})).await;
+    assert_eq!(next_json(ws).await, json!({"type": "pong"}));
+    // What only async-graphql serves starts it, as a connection already
+    // acknowledged: no second ack, and the caller's audience holds.
+    send(
+        ws,
+        json!({"id": "q", "type": "subscribe", "payload": {"query": r#"subscription($id: String!) { game(id: $id) @include(if: true) { seq } }"#, "variables": vars}}),
+    )
+    .await;
+    let m = next_msg(ws).await;
+    assert_eq!(m["type"], "next", "{m}");
+    assert_eq!(m["id"], "q");
+    assert_eq!(m["payload"]["data"]["game"]["seq"], 61);
+    // A second connection_init is refused as the protocol says.
+    send(ws, json!({"type": "connection_init"})).await;
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .unwrap()
+        {
+            Some(Ok(Message::Close(c))) => break c.map(|c| u16::from(c.code)),
+            Some(Ok(_)) => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(closed, Some(4429));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graphql_connection_is_pinged_and_closed_when_it_answers_nothing() {
+    let server = ServerConfig {
+        ping_interval: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(600),
+        ..ServerConfig::default()
+    };
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
+    send(&mut ws, json!({"type": "connection_init"})).await;
+    let got = bytes_until_closed(&mut ws).await;
+    assert!(holds_frame(&got, br#"{"type":"connection_ack"}"#));
+    assert!(holds_frame(&got, &PING_FRAME), "never pinged");
+    assert!(holds_frame(&got, &close_frame(1000, "idle")), "{got:?}");
 }

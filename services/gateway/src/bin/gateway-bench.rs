@@ -68,6 +68,15 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// Heap bytes in use (glibc's count, `mallinfo2`): unlike the RSS, it does
+/// not keep what a burst of handshakes used and freed, so it is the
+/// connections' own state.
+fn heap_in_use() -> u64 {
+    // SAFETY: mallinfo2 only reads the allocator's counters.
+    let m = unsafe { libc::mallinfo2() };
+    (m.uordblks + m.hblkhd) as u64
+}
+
 /// CPU time (user + system) a process has used so far, in µs, from
 /// `/proc/<pid>/stat` (clock ticks; 100 per second on Linux).
 fn cpu_us(pid: &str) -> u64 {
@@ -384,6 +393,10 @@ async fn main() -> anyhow::Result<()> {
         let _ = stop_rx.await;
     }));
     let rss_before = rss_kib();
+    let heap_before = heap_in_use();
+    let tasks_before = tokio::runtime::Handle::current()
+        .metrics()
+        .num_alive_tasks();
     let mut child = Command::new(std::env::current_exe()?)
         .args([
             "--client",
@@ -415,6 +428,10 @@ async fn main() -> anyhow::Result<()> {
     // Let the snapshots drain before measuring idle memory.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_idle = rss_kib();
+    let heap_idle = heap_in_use();
+    let tasks_idle = tokio::runtime::Handle::current()
+        .metrics()
+        .num_alive_tasks();
     let pace = Duration::from_millis(args.pace_ms);
 
     let report = |child_in: &mut std::process::ChildStdin,
@@ -506,6 +523,14 @@ async fn main() -> anyhow::Result<()> {
     println!(
         "kib_per_idle_conn: {:.1} KiB",
         rss_idle.saturating_sub(rss_before) as f64 / connected as f64
+    );
+    println!(
+        "kib_heap_per_idle_conn: {:.2} KiB",
+        heap_idle.saturating_sub(heap_before) as f64 / 1024.0 / connected as f64
+    );
+    println!(
+        "tasks_per_idle_conn: {:.2} tasks",
+        tasks_idle.saturating_sub(tasks_before) as f64 / connected as f64
     );
     println!(
         "graphql_to_raw_ratio: {:.2} ratio",

@@ -7,18 +7,24 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
-use tokio::sync::Notify;
 
 use super::frame::{Decoder, Incoming, Violation};
 
-#[derive(Default)]
 struct Out {
     /// Frames not yet written, in order; the front one may be partly sent.
     backlog: VecDeque<Bytes>,
+    /// When the backlog last moved, or last became non-empty.
+    moved: Instant,
+    /// When the client last sent anything.
+    seen: Instant,
+    /// Silent for too long: the task says goodbye.
+    idle: bool,
     /// The front of the backlog is partly written: it must go out whole.
     partial: bool,
     /// The backlog reached its limit: the feed dropped this connection,
@@ -28,12 +34,50 @@ struct Out {
     ended: bool,
     /// The connection is gone (a write failed or its task ended).
     closed: bool,
+    /// Something the task watches changed since it last looked.
+    changed: bool,
+    /// The task, waiting for a change.
+    waker: Option<Waker>,
+}
+
+impl Out {
+    fn new() -> Out {
+        let now = Instant::now();
+        Out {
+            backlog: VecDeque::new(),
+            moved: now,
+            seen: now,
+            idle: false,
+            partial: false,
+            lagged: false,
+            ended: false,
+            closed: false,
+            changed: false,
+            waker: None,
+        }
+    }
+}
+
+/// What the keepalive found overdue on a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overdue {
+    /// Nothing.
+    No,
+    /// The client was silent for about a ping interval.
+    Ping,
+    /// The client sent nothing for the idle timeout.
+    Idle,
+    /// Frames wait and none went out for the send timeout.
+    Stuck,
+    /// Already gone.
+    Closed,
 }
 
 /// What the connection's task has to act on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Status {
     pub backlog: bool,
+    pub idle: bool,
     pub lagged: bool,
     pub ended: bool,
     pub closed: bool,
@@ -45,18 +89,22 @@ pub struct Conn {
     /// feed messages, which the snapshot replaces; GraphQL's holds the
     /// connection's own replies too, which must still go out.
     drop_on_lag: bool,
+    /// Also tells the task the backlog, `lagged`, `ended` or `idle`
+    /// changed: a waker kept here rather than a `Notify`, so a waiting task
+    /// holds no waiter in its future.
     out: Mutex<Out>,
-    /// Tells the task the backlog, `lagged` or `ended` changed.
-    wake: Notify,
 }
 
 /// What [`Conn::pump`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pumped {
     /// Wrote some of the backlog.
     Wrote,
     /// Read bytes from the client.
     Read,
+    /// The client broke the protocol: the connection ends with this close
+    /// frame.
+    Refused(Bytes),
     /// The connection is over.
     Over,
 }
@@ -76,8 +124,7 @@ impl Conn {
         Conn {
             io,
             drop_on_lag: true,
-            out: Mutex::new(Out::default()),
-            wake: Notify::new(),
+            out: Mutex::new(Out::new()),
         }
     }
 
@@ -87,13 +134,22 @@ impl Conn {
         Conn {
             io,
             drop_on_lag: false,
-            out: Mutex::new(Out::default()),
-            wake: Notify::new(),
+            out: Mutex::new(Out::new()),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Out> {
+    fn lock(&self) -> MutexGuard<'_, Out> {
         self.out.lock().expect("conn lock")
+    }
+
+    /// Marks a change for the task and wakes it, after releasing `out`.
+    fn notify(mut out: MutexGuard<'_, Out>) {
+        out.changed = true;
+        let waker = out.waker.take();
+        drop(out);
+        if let Some(w) = waker {
+            w.wake();
+        }
     }
 
     /// Sends one whole frame, or queues it behind those still waiting.
@@ -110,21 +166,21 @@ impl Conn {
             match self.io.try_write(frame) {
                 Ok(n) if n == frame.len() => return true,
                 Ok(n) => {
+                    out.moved = Instant::now();
                     out.backlog.push_back(frame.slice(n..));
                     out.partial = n > 0;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    out.moved = Instant::now();
                     out.backlog.push_back(frame.clone());
                 }
                 Err(_) => {
                     out.closed = true;
-                    drop(out);
-                    self.wake.notify_one();
+                    Self::notify(out);
                     return false;
                 }
             }
-            drop(out);
-            self.wake.notify_one();
+            Self::notify(out);
             return true;
         }
         if out.backlog.len() >= limit {
@@ -138,8 +194,7 @@ impl Conn {
                 };
                 out.backlog = keep.into_iter().collect();
             }
-            drop(out);
-            self.wake.notify_one();
+            Self::notify(out);
             return false;
         }
         out.backlog.push_back(frame.clone());
@@ -148,7 +203,45 @@ impl Conn {
 
     /// Wakes the connection's task (something it watches changed).
     pub fn wake(&self) {
-        self.wake.notify_one();
+        Self::notify(self.lock());
+    }
+
+    /// The client sent something: it is not idle.
+    pub fn seen(&self) {
+        self.lock().seen = Instant::now();
+    }
+
+    /// What is due at `now`: a close when the backlog has not moved for
+    /// `send_timeout` or the client was silent for `idle_timeout`, a ping
+    /// when it was silent for `ping_after`.
+    pub fn overdue(
+        &self,
+        now: Instant,
+        ping_after: Duration,
+        idle_timeout: Duration,
+        send_timeout: Duration,
+    ) -> Overdue {
+        let out = self.lock();
+        let silent = now.saturating_duration_since(out.seen);
+        if out.closed {
+            Overdue::Closed
+        } else if !out.backlog.is_empty() && now.saturating_duration_since(out.moved) > send_timeout
+        {
+            Overdue::Stuck
+        } else if silent > idle_timeout {
+            Overdue::Idle
+        } else if silent >= ping_after {
+            Overdue::Ping
+        } else {
+            Overdue::No
+        }
+    }
+
+    /// The client was silent too long: the task closes with 1000 "idle".
+    pub fn mark_idle(&self) {
+        let mut out = self.lock();
+        out.idle = true;
+        Self::notify(out);
     }
 
     /// Clears `lagged`, so the feed can be joined again.
@@ -158,15 +251,20 @@ impl Conn {
 
     /// The hub closed: the task says goodbye.
     pub fn end(&self) {
-        self.lock().ended = true;
-        self.wake.notify_one();
+        let mut out = self.lock();
+        out.ended = true;
+        Self::notify(out);
     }
 
-    /// Marks the connection gone, so the fan-out drops it.
+    /// Marks the connection gone, so the fan-out drops it, and shuts the
+    /// socket: the fan-out may hold the `Conn` until the game's next
+    /// event, and the client must not wait for that to see the end.
     pub fn close(&self) {
         let mut out = self.lock();
         out.closed = true;
         out.backlog = VecDeque::new();
+        // Already shut by the client, at worst: nothing to do then.
+        let _ = socket2::SockRef::from(&self.io).shutdown(std::net::Shutdown::Both);
     }
 
     pub fn is_closed(&self) -> bool {
@@ -177,6 +275,7 @@ impl Conn {
         let out = self.lock();
         Status {
             backlog: !out.backlog.is_empty(),
+            idle: out.idle,
             lagged: out.lagged,
             ended: out.ended,
             closed: out.closed,
@@ -185,24 +284,43 @@ impl Conn {
 
     /// Resolves when [`Conn::status`] may have changed.
     pub async fn changed(&self) {
-        self.wake.notified().await
+        std::future::poll_fn(|cx| self.poll_changed(cx)).await
+    }
+
+    fn poll_changed(&self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut out = self.lock();
+        if std::mem::take(&mut out.changed) {
+            return Poll::Ready(());
+        }
+        if !out.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            out.waker = Some(cx.waker().clone());
+        }
+        Poll::Pending
     }
 
     /// Writes what the socket takes of the backlog; true when it is empty.
     pub fn flush(&self) -> io::Result<bool> {
         let mut out = self.lock();
+        let mut wrote = false;
         while let Some(front) = out.backlog.front_mut() {
             match self.io.try_write(front) {
                 Ok(n) if n == front.len() => {
                     out.backlog.pop_front();
                     out.partial = false;
+                    wrote = true;
                 }
                 Ok(n) => {
                     front.advance(n);
                     out.partial = true;
+                    out.moved = Instant::now();
                     return Ok(false);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if wrote {
+                        out.moved = Instant::now();
+                    }
+                    return Ok(false);
+                }
                 Err(e) => {
                     out.closed = true;
                     return Err(e);
@@ -240,46 +358,56 @@ impl Conn {
     /// Waits for the socket to take more of the backlog (when there is
     /// one) or to bring bytes from the client, and does that: flushes, or
     /// reads into `decoder` (the messages it completes go to `messages`).
-    /// A client that broke the protocol is closed with its code.
+    ///
+    /// Polled readiness rather than `writable()`/`readable()` futures: the
+    /// socket keeps the task's wakers, so a task waiting here holds almost
+    /// nothing in its future (issue 15: memory per idle connection).
     pub async fn pump(
         &self,
         backlog: bool,
         decoder: &mut Decoder,
         messages: &mut Vec<Incoming>,
-        within: std::time::Duration,
     ) -> Pumped {
-        let writable = async {
-            if backlog {
-                self.io.writable().await
-            } else {
-                std::future::pending().await
-            }
-        };
-        tokio::select! {
-            w = writable => {
-                if w.is_err() || self.flush().is_err() {
-                    self.close();
-                    return Pumped::Over;
-                }
-                Pumped::Wrote
-            }
-            r = self.io.readable() => {
-                if r.is_err() {
-                    self.close();
-                    return Pumped::Over;
-                }
-                match self.read(decoder, messages) {
-                    Read::Messages => Pumped::Read,
-                    Read::Eof => {
+        std::future::poll_fn(|cx| self.poll_pump(cx, backlog, decoder, messages)).await
+    }
+
+    fn poll_pump(
+        &self,
+        cx: &mut Context<'_>,
+        backlog: bool,
+        decoder: &mut Decoder,
+        messages: &mut Vec<Incoming>,
+    ) -> Poll<Pumped> {
+        if backlog {
+            match self.io.poll_write_ready(cx) {
+                Poll::Ready(Ok(())) => {
+                    if self.flush().is_err() {
                         self.close();
-                        Pumped::Over
+                        return Poll::Ready(Pumped::Over);
                     }
-                    Read::Violation(v) => {
-                        self.finish(super::frame::close(v.code, v.why), within).await;
-                        Pumped::Over
-                    }
+                    return Poll::Ready(Pumped::Wrote);
                 }
+                Poll::Ready(Err(_)) => {
+                    self.close();
+                    return Poll::Ready(Pumped::Over);
+                }
+                Poll::Pending => {}
             }
+        }
+        match self.io.poll_read_ready(cx) {
+            Poll::Ready(Ok(())) => Poll::Ready(match self.read(decoder, messages) {
+                Read::Messages => Pumped::Read,
+                Read::Eof => {
+                    self.close();
+                    Pumped::Over
+                }
+                Read::Violation(v) => Pumped::Refused(super::frame::close(v.code, v.why)),
+            }),
+            Poll::Ready(Err(_)) => {
+                self.close();
+                Poll::Ready(Pumped::Over)
+            }
+            Poll::Pending => Poll::Pending,
         }
     }
 

@@ -88,32 +88,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
 }
 
 impl Upgrade {
-    /// Answers 101 (with `protocol`, if one was chosen) and runs `task`
-    /// on the upgraded socket, with the bytes the client sent after its
-    /// request.
-    pub fn on_upgrade<F, Fut>(self, protocol: Option<&'static str>, task: F) -> Response
-    where
-        F: FnOnce(TcpStream, Bytes) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = ()> + Send + 'static,
-    {
+    /// Answers 101 (with `protocol`, if one was chosen). The socket comes
+    /// from the returned [`Upgrading`] once hyper has sent the answer: the
+    /// connection's task awaits it itself, so the task's future is the
+    /// connection's own, with nothing wrapped around it twice.
+    pub fn accept(self, protocol: Option<&'static str>) -> (Response, Upgrading) {
         let accept =
             tokio_tungstenite::tungstenite::handshake::derive_accept_key(self.key.as_bytes());
-        let on_upgrade = self.on_upgrade;
-        tokio::spawn(async move {
-            let upgraded = match on_upgrade.await {
-                Ok(u) => u,
-                Err(e) => {
-                    tracing::debug!(error = %e, "upgrade failed");
-                    return;
-                }
-            };
-            match upgraded.downcast::<TokioIo<TcpStream>>() {
-                Ok(parts) => task(parts.io.into_inner(), parts.read_buf).await,
-                Err(_) => tracing::error!(
-                    "a WebSocket feed was upgraded outside mafia_gateway::serve; closed"
-                ),
-            }
-        });
         let mut response = Response::builder()
             .status(StatusCode::SWITCHING_PROTOCOLS)
             .header(header::CONNECTION, "upgrade")
@@ -122,8 +103,35 @@ impl Upgrade {
         if let Some(p) = protocol {
             response = response.header(header::SEC_WEBSOCKET_PROTOCOL, p);
         }
-        response
+        let response = response
             .body(axum::body::Body::empty())
-            .expect("a valid response")
+            .expect("a valid response");
+        (response, Upgrading(self.on_upgrade))
+    }
+}
+
+/// An upgrade answered, its socket not yet handed back by hyper.
+pub struct Upgrading(hyper::upgrade::OnUpgrade);
+
+impl Upgrading {
+    /// The plain socket back from hyper, with the bytes it read past the
+    /// request; `None` when the upgrade failed.
+    pub async fn socket(self) -> Option<(TcpStream, Bytes)> {
+        let upgraded = match self.0.await {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::debug!(error = %e, "upgrade failed");
+                return None;
+            }
+        };
+        match upgraded.downcast::<TokioIo<TcpStream>>() {
+            Ok(parts) => Some((parts.io.into_inner(), parts.read_buf)),
+            Err(_) => {
+                tracing::error!(
+                    "a WebSocket feed was upgraded outside mafia_gateway::serve; closed"
+                );
+                None
+            }
+        }
     }
 }

@@ -288,3 +288,35 @@ pub fn chromium() -> Option<std::path::PathBuf> {
             })
         })
 }
+
+/// Everything the server sends on `ws` from now until it closes the
+/// socket, read past the WebSocket client, so nothing is answered (no pong)
+/// and the client's own writes cannot cut the read short.
+pub async fn bytes_until_closed(ws: &mut Ws) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = ws.get_mut() else {
+        panic!("a plain socket");
+    };
+    let mut all = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut all))
+        .await
+        .expect("the server closed the connection within 30 s")
+        .expect("read");
+    all
+}
+
+/// Whether `bytes` hold `frame` (an unmasked server frame).
+pub fn holds_frame(bytes: &[u8], frame: &[u8]) -> bool {
+    bytes.windows(frame.len()).any(|w| w == frame)
+}
+
+/// A server's close frame, as it is on the wire.
+pub fn close_frame(code: u16, reason: &str) -> Vec<u8> {
+    let mut f = vec![0x88, (2 + reason.len()) as u8];
+    f.extend_from_slice(&code.to_be_bytes());
+    f.extend_from_slice(reason.as_bytes());
+    f
+}
+
+/// An empty ping, as the server sends it.
+pub const PING_FRAME: [u8; 2] = [0x89, 0x00];
