@@ -280,6 +280,32 @@ struct LiveLease {
     expires_at: Instant,
 }
 
+impl LiveLease {
+    /// A lease granted (or granted back) at `now`, and what its holder is
+    /// told.
+    fn grant(owner: String, fence: u64, now: Instant, ttl: Duration) -> (Self, Lease) {
+        let mut live = LiveLease {
+            owner,
+            fence,
+            expires_at: now,
+        };
+        let lease = live.hold(now, ttl);
+        (live, lease)
+    }
+
+    /// Runs the lease `ttl` from `now`. Every grant and renewal goes through
+    /// here, so the expiry kept and the `expires_in` the holder is told are
+    /// one `ttl` and cannot drift.
+    fn hold(&mut self, now: Instant, ttl: Duration) -> Lease {
+        self.expires_at = now + ttl;
+        Lease {
+            owner: self.owner.clone(),
+            fence: self.fence,
+            expires_in: ttl,
+        }
+    }
+}
+
 impl std::fmt::Debug for EmbeddedLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmbeddedLog")
@@ -991,29 +1017,14 @@ fn acquire(
                 expires_in: l.expires_at - now,
             });
         }
-        l.expires_at = now + ttl;
-        return Ok(Lease {
-            owner,
-            fence: l.fence,
-            expires_in: ttl,
-        });
+        return Ok(l.hold(now, ttl));
     }
     let fence = game.fence + 1;
     bump(game, fence)?;
     game.fence = fence;
-    granted.push((
-        Arc::clone(&game.name),
-        LiveLease {
-            owner: owner.clone(),
-            fence,
-            expires_at: now + ttl,
-        },
-    ));
-    Ok(Lease {
-        owner,
-        fence,
-        expires_in: ttl,
-    })
+    let (live, lease) = LiveLease::grant(owner, fence, now, ttl);
+    granted.push((Arc::clone(&game.name), live));
+    Ok(lease)
 }
 
 async fn answer<T>(rx: oneshot::Receiver<Result<T, LogError>>) -> Result<T, LogError> {
@@ -1129,12 +1140,7 @@ impl EventLog for EmbeddedLog {
             let now = Instant::now();
             match leases.get_mut(&game) {
                 Some(l) if l.owner == owner && l.fence == fence => {
-                    l.expires_at = now + ttl;
-                    return Ok(Lease {
-                        owner,
-                        fence,
-                        expires_in: ttl,
-                    });
+                    return Ok(l.hold(now, ttl));
                 }
                 Some(l) if l.expires_at > now => {
                     return Err(LogError::LeaseLost {
@@ -1149,19 +1155,9 @@ impl EventLog for EmbeddedLog {
             if current_fence != fence {
                 return Err(LogError::LeaseLost { current_fence });
             }
-            leases.insert(
-                game.clone(),
-                LiveLease {
-                    owner: owner.clone(),
-                    fence,
-                    expires_at: now + ttl,
-                },
-            );
-            Ok(Lease {
-                owner,
-                fence,
-                expires_in: ttl,
-            })
+            let (live, lease) = LiveLease::grant(owner, fence, now, ttl);
+            leases.insert(game, live);
+            Ok(lease)
         })
         .await
     }

@@ -141,6 +141,8 @@ pub fn describe(e: &Expect) -> String {
         Expect::Speech {
             seat,
             nominations_only,
+            may_nominate,
+            may_withdraw,
             ..
         } => {
             let kind = if *nominations_only {
@@ -148,8 +150,11 @@ pub fn describe(e: &Expect) -> String {
             } else {
                 "speech"
             };
+            // Only the keys the referee would accept now.
+            let nominate = if *may_nominate { "n T nominates, " } else { "" };
+            let withdraw = if *may_withdraw { "w withdraws, " } else { "" };
             format!(
-                "seat {} — {kind} (n T nominates, Enter ends)",
+                "seat {} — {kind} ({nominate}{withdraw}Enter ends)",
                 seat.number()
             )
         }

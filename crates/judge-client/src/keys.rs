@@ -325,6 +325,7 @@ mod tests {
             nominations_only: false,
             started: true,
             may_nominate: true,
+            may_withdraw: false,
         }
     }
 

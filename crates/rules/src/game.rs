@@ -19,6 +19,8 @@ mod phases;
 mod speech;
 mod voting;
 
+pub(crate) use speech::withdrawable;
+
 /// A game under way. Clone it to explore; fold events into it to replay.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Game {

@@ -21,6 +21,11 @@ pub enum Expect {
         nominations_only: bool,
         started: bool,
         may_nominate: bool,
+        /// The speaker may withdraw his nomination now (`withdraw`).
+        /// Defaulted so a prompt from a referee that predates it still
+        /// reads.
+        #[serde(default)]
+        may_withdraw: bool,
     },
     FreeTalk,
     /// Who wants a vote today (`vote_call`).
@@ -110,6 +115,7 @@ impl Game {
                     nominations_only,
                     started: c.speech_started_at.is_some(),
                     may_nominate: !tie && !p.vote_call && c.nomination_of[seat.index()].is_none(),
+                    may_withdraw: crate::game::withdrawable(c, p, seat).is_ok(),
                 },
                 secs,
             ),

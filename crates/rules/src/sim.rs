@@ -88,10 +88,11 @@ pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Opti
         Expect::Night0 { .. } | Expect::FreeTalk => Command::NextStep,
         Expect::Speech {
             seat,
-            tie,
             started,
             may_nominate,
+            may_withdraw,
             nominations_only,
+            ..
         } => {
             let open = living.difference(c.nominees.to_set());
             if may_nominate && !open.is_empty() && rng.gen_bool(temper.nominate) {
@@ -99,11 +100,7 @@ pub fn random_command<R: Rng>(game: &Game, temper: &Temper, rng: &mut R) -> Opti
                     by: seat,
                     target: pick(rng, open)?,
                 }
-            } else if p.nominations.withdrawal
-                && !tie
-                && c.nomination_of[seat.index()].is_some()
-                && rng.gen_bool(0.1)
-            {
+            } else if may_withdraw && rng.gen_bool(0.1) {
                 Command::Withdraw { by: seat }
             } else if !started && !nominations_only && rng.gen_bool(0.8) {
                 Command::StartSpeech { seat }

@@ -1,7 +1,9 @@
 //! Random legal games of every rule set, checked for the engine's invariants.
 
 use mafia_rules::sim::{command_from_bytes, default_players, simulate};
-use mafia_rules::{Audience, Command, Deal, Event, Game, RuleSet, RuleSetId, Setup, Step};
+use mafia_rules::{
+    Audience, Command, Deal, Event, Expect, Game, RuleSet, RuleSetId, Seat, Setup, Step,
+};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -157,6 +159,47 @@ fn simulated_games_cover_every_kind_of_ending() {
     }
     assert!(seen.contains(&(RuleSetId::Rfm, NoDepartures)));
     assert!(seen.contains(&(RuleSetId::Club, NightsWithoutKill)));
+}
+
+#[test]
+fn the_prompts_may_withdraw_is_exactly_when_the_engine_accepts_a_withdrawal() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let (mut offered, mut refused_after_nominating) = (0, 0);
+    for rules in RuleSetId::ALL {
+        for _ in 0..40 {
+            let sim = simulate(rules, &mut rng, 0);
+            let (mut game, _) = Game::new(sim.setup.clone(), 0);
+            for (at, cmd) in &sim.commands {
+                let (speaker, may_withdraw) = match game.expected().expect {
+                    Expect::Speech {
+                        seat, may_withdraw, ..
+                    } => (Some(seat), may_withdraw),
+                    _ => (None, false),
+                };
+                // Every seat, not only the speaker: nobody else may withdraw
+                // in anyone's speech, nor anyone outside a speech.
+                for by in Seat::all() {
+                    let offered_to = speaker == Some(by) && may_withdraw;
+                    let accepted = game.clone().apply(&Command::Withdraw { by }, *at).is_ok();
+                    assert_eq!(
+                        accepted,
+                        offered_to,
+                        "{rules}, seat {by} at {:?}",
+                        game.step()
+                    );
+                    offered += usize::from(offered_to);
+                    let nominated = game.core().nomination_of[by.index()].is_some();
+                    refused_after_nominating +=
+                        usize::from(speaker == Some(by) && nominated && !accepted);
+                }
+                game.apply(cmd, *at).unwrap();
+            }
+        }
+    }
+    // Both sides of the rule were reached: a withdrawal offered, and one
+    // refused although the speaker had nominated (a tie speech, or a rule
+    // set without withdrawals).
+    assert!(offered > 0 && refused_after_nominating > 0);
 }
 
 /// The public's stream of a game: each event it sees, in its numbering,

@@ -281,23 +281,14 @@ function followHall(onTables) {
       for (const t of msg.tables) tables.set(t.game_id, {info: t.info, seq: t.seq, view: t.view, seen: now});
     } else if (msg.type === "table") {
       const old = tables.get(msg.game_id);
-      if (!old || msg.seq > old.seq) tables.set(msg.game_id, {info: old ? old.info : parseGameId(msg.game_id), seq: msg.seq, view: msg.view, seen: now});
-      // A game opened after the `tables` message comes with its view only:
-      // its info (the tournament's name, the judge) is asked for once.
-      if (!old) fetchInfo(msg.game_id, (info) => {
-        const t = tables.get(msg.game_id);
-        if (t) { t.info = info; onTables(tables); }
-      });
+      // A game opened after the `tables` message arrives with its info (the
+      // tournament's name, the judge) on its first `table` message.
+      const info = msg.info || (old ? old.info : parseGameId(msg.game_id));
+      if (!old || msg.seq > old.seq) tables.set(msg.game_id, {info, seq: msg.seq, view: msg.view, seen: now});
+      else old.info = info;
     }
     onTables(tables);
   });
-}
-
-function fetchInfo(gameId, onInfo) {
-  fetch(`/api/game/${encodeURIComponent(gameId)}`, {cache: "no-store", headers: authHeaders()})
-    .then((r) => (r.ok ? r.json() : null))
-    .then((s) => { if (s && s.info) onInfo(s.info); })
-    .catch(() => {});
 }
 
 // `<tournament>.<stage>.r<round>.t<table>.g<game>` (crates/record/src/game_id.rs).

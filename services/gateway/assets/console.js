@@ -180,7 +180,7 @@ const I18N = {
     next: "Next", undo: "Undo", foul: "Foul", start: "Start timer", confirmUndo: "Undo the last command of this phase? Enter/y: yes, Esc/n: no",
     rejected: "Refused by the referee", discarded: "Discarded (entered after the refused command)", conflict: "Another console already used command #%s; yours was not applied.",
     expect: {
-      night0: "Night 0: %s", speech: "Seat %s speaks", tie: "tie speech", nomOnly: "nominations only", free_talk: "Free talk",
+      night0: "Night 0: %s", speech: "Seat %s speaks", tie: "tie speech", nomOnly: "nominations only", mayWithdraw: "w: withdraw the nomination", free_talk: "Free talk",
       vote_call: "Who wants a vote today? Select, Enter", vote: "Vote on #%s (round %s): hands — select, Enter", ballot: "Seat %s names a candidate",
       lift: "Shall all of them leave (%s)? Hands — select, Enter", last_words: "Last words of seat %s", testament: "testament",
       beauty_pick: "The Beauty (seat %s) picks", shots: "Mafia shoots: seats %s yet to shoot — target", don_check: "The Don (seat %s) checks", sheriff_check: "The Sheriff (seat %s) checks",
@@ -211,7 +211,7 @@ const I18N = {
     next: "Далее", undo: "Отмена", foul: "Фол", start: "Таймер", confirmUndo: "Отменить последнюю команду фазы? Enter/y — да, Esc/n — нет",
     rejected: "Рефери отклонил", discarded: "Сброшено (введено после отклонённой команды)", conflict: "Команду №%s уже ввела другая консоль; ваша не применена.",
     expect: {
-      night0: "Нулевая ночь: %s", speech: "Говорит игрок %s", tie: "речь при равенстве", nomOnly: "только выставление", free_talk: "Свободное обсуждение",
+      night0: "Нулевая ночь: %s", speech: "Говорит игрок %s", tie: "речь при равенстве", nomOnly: "только выставление", mayWithdraw: "w — снять кандидатуру", free_talk: "Свободное обсуждение",
       vote_call: "Кто хочет голосования? Выберите, Enter", vote: "Голосование за №%s (круг %s): руки — выберите, Enter", ballot: "Игрок %s называет кандидата",
       lift: "Поднять всех (%s)? Руки — выберите, Enter", last_words: "Последнее слово игрока %s", testament: "завещание",
       beauty_pick: "Красотка (место %s) выбирает", shots: "Мафия стреляет: ещё не стреляли %s — цель", don_check: "Дон (место %s) проверяет", sheriff_check: "Шериф (место %s) проверяет",
@@ -723,7 +723,7 @@ function promptText(p) {
   const list = (xs) => (xs || []).join(", ");
   switch (p.expect) {
     case "night0": return e("night0", tr("night0Steps." + p.step));
-    case "speech": return e("speech", p.seat) + (p.tie ? ` · ${e("tie")}` : "") + (p.nominations_only ? ` · ${e("nomOnly")}` : "");
+    case "speech": return e("speech", p.seat) + (p.tie ? ` · ${e("tie")}` : "") + (p.nominations_only ? ` · ${e("nomOnly")}` : "") + (p.may_withdraw ? ` · ${e("mayWithdraw")}` : "");
     case "vote": return e("vote", p.nominee, p.round + 1);
     case "ballot": return e("ballot", p.voter);
     case "lift": return e("lift", list(p.seats));

@@ -306,7 +306,7 @@ impl GameSubscription {
     }
 
     /// Every game's state for the hall screen: all of them first, then
-    /// each change.
+    /// each change; a game opened since comes first with its `info`.
     async fn games(&self, ctx: &Context<'_>) -> Result<impl Stream<Item = HallMessage>> {
         let (a, only) = access(ctx).hall();
         let guard = take_slot(ctx)?;

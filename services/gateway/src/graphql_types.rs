@@ -11,7 +11,8 @@ use crate::messages::{GameFeed, HallFeed};
 
 /// A game, as its header describes it; `table` is the physical table it
 /// is played at.
-#[derive(SimpleObject, Clone)]
+#[derive(SimpleObject, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GameInfo {
     pub game_id: String,
     pub tournament: String,
@@ -102,6 +103,9 @@ pub struct HallMessage {
 #[serde(rename_all = "camelCase")]
 pub struct HallGame {
     pub game_id: String,
+    /// What the game is: on every game of `tables`, and on the `table`
+    /// message that brings a game opened since; null on its later ones.
+    pub info: Option<GameInfo>,
     pub seq: u64,
     pub view: Json<Value>,
 }
@@ -163,15 +167,22 @@ impl From<HallFeed> for HallMessage {
                     .into_iter()
                     .map(|t| HallGame {
                         game_id: t.game_id,
+                        info: Some(t.info.into()),
                         seq: t.seq,
                         view: Json(t.view),
                     })
                     .collect(),
             },
-            HallFeed::Table { game_id, seq, view } => HallMessage {
+            HallFeed::Table {
+                game_id,
+                info,
+                seq,
+                view,
+            } => HallMessage {
                 kind: "table".into(),
                 games: vec![HallGame {
                     game_id,
+                    info: info.map(GameInfo::from),
                     seq,
                     view: Json(view),
                 }],

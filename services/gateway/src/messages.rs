@@ -67,6 +67,11 @@ pub enum HallFeed {
     /// One game changed: its whole view.
     Table {
         game_id: String,
+        /// What the game is, on the message that brings a game the hall
+        /// learns of after its `tables` (seq 0, the game before its deal);
+        /// absent on the game's later messages.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        info: Option<GameInfo>,
         seq: u64,
         view: Value,
     },

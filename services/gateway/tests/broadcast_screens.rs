@@ -435,6 +435,15 @@ async fn the_overlay_at_a_stable_url_follows_the_game_now_current_at_its_table()
         .await;
     let text = b.eval(&page, "document.body.innerText").await;
     assert!(text.as_str().unwrap().contains("Round 3"), "{text}");
+    // The new game's info (the tournament's name) came with it on the
+    // hall feed: the page asked nothing about it.
+    assert!(text.as_str().unwrap().contains("Cup 2026"), "{text}");
+    let asked: Vec<String> = b
+        .requests(&page)
+        .into_iter()
+        .filter(|u| u.contains("/api/game/cup.main.r3"))
+        .collect();
+    assert_eq!(asked, Vec::<String>::new(), "asked about the new game");
     let bg = b
         .eval(&page, "getComputedStyle(document.body).backgroundColor")
         .await;

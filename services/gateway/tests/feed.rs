@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use common::*;
@@ -491,4 +492,67 @@ async fn the_old_table_routes_still_serve_the_game_routes() {
         next_json(&mut by_game).await,
         next_json(&mut by_table).await
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_screen_there_before_a_game_opens_learns_its_info_from_the_feed() {
+    let fx = start(hub_config(Duration::from_secs(60)), ServerConfig::default()).await;
+    let mut public = connect(fx.addr, "/ws/hall").await;
+    let mut judge = connect(fx.addr, &format!("/ws/hall?token={JUDGE_T1}")).await;
+    for ws in [&mut public, &mut judge] {
+        let m = next_json(ws).await;
+        assert_eq!(m["type"], "tables");
+        assert_eq!(m["tables"], Value::Array(vec![]));
+    }
+    // The other table first and folded, so that anything the table
+    // judge's hall heard of it would come before its own table's.
+    let sim = game(RuleSetId::Classic, 2);
+    for (id, table) in [("cup.final.r1.t2.g1", 2), ("cup.final.r1.t1.g1", 1)] {
+        create_named(&fx.log, id, &sim, table, "Cup 2026").await;
+        append(&fx.log, id, &sim.events[..5]).await;
+        until_folded(&fx.hub, id, 5).await;
+    }
+    for (ws, audience, ids) in [
+        (
+            &mut public,
+            Audience::Public,
+            &["cup.final.r1.t2.g1", "cup.final.r1.t1.g1"][..],
+        ),
+        (&mut judge, Audience::Judge, &["cup.final.r1.t1.g1"][..]),
+    ] {
+        // Each game's messages up to its state now (games may interleave).
+        let last: HashMap<&str, u64> = ids
+            .iter()
+            .map(|id| (*id, fx.hub.state(&gid(id), audience).unwrap().seq))
+            .collect();
+        let mut heard: HashMap<String, Vec<Value>> = HashMap::new();
+        let behind = |heard: &HashMap<String, Vec<Value>>| {
+            last.iter().any(|(id, last)| {
+                heard
+                    .get(*id)
+                    .and_then(|msgs| msgs.last())
+                    .is_none_or(|m| m["seq"].as_u64().unwrap() < *last)
+            })
+        };
+        while behind(&heard) {
+            let m = next_json(ws).await;
+            let id = m["game_id"].as_str().unwrap().to_owned();
+            assert!(last.contains_key(id.as_str()), "{audience:?} heard of {id}");
+            heard.entry(id).or_default().push(m);
+        }
+        for (id, msgs) in &heard {
+            // The game's first message carries what the screens used to
+            // fetch from /api/game, the tournament's name with it.
+            let first = &msgs[0];
+            assert_eq!(first["type"], "table");
+            assert_eq!(first["seq"], 0, "the game before its deal");
+            let (_, state) = get_json(fx.addr, &format!("/api/game/{id}?token={CHIEF}")).await;
+            assert_eq!(first["info"], state["info"]);
+            assert_eq!(first["info"]["tournament"], "Cup 2026");
+            // Its later messages leave it out.
+            for m in &msgs[1..] {
+                assert!(m.get("info").is_none(), "{m}");
+            }
+        }
+    }
 }

@@ -130,7 +130,14 @@ fn every_example_in_feed_md_is_a_typed_message_written_back_the_same() {
     assert!(has(&|d| matches!(d, Doc::Game(GameFeed::Snapshot { .. }))));
     assert!(has(&|d| matches!(d, Doc::Game(GameFeed::Delta { .. }))));
     assert!(has(&|d| matches!(d, Doc::Hall(HallFeed::Tables { .. }))));
-    assert!(has(&|d| matches!(d, Doc::Hall(HallFeed::Table { .. }))));
+    assert!(has(&|d| matches!(
+        d,
+        Doc::Hall(HallFeed::Table { info: None, .. })
+    )));
+    assert!(
+        has(&|d| matches!(d, Doc::Hall(HallFeed::Table { info: Some(_), .. }))),
+        "FEED.md shows a new game's table message, with its info"
+    );
     assert!(
         has(&|d| matches!(d, Doc::Event(Event::Disqualified { .. }))),
         "FEED.md shows the disqualified event"

@@ -539,31 +539,11 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
     let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
     send(&mut ws, json!({"type": "connection_init"})).await;
     assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
-    // Each plain (shared) operation next to the same one behind a
-    // directive, which takes async-graphql's own path.
     let hall = "t: games { __typename kind games { gameId seq view } }";
     let events = format!(
         r#"t: events(gameId: "cup.final.r1.t1.g1", after: {after}) {{ seq at cmd kind event __typename }}"#
     );
-    let ops = [
-        format!("subscription {{ {hall} }}"),
-        format!(
-            "subscription {{ {} }}",
-            hall.replace("games {", "games @include(if: true) {")
-        ),
-        format!("subscription {{ {events} }}"),
-        format!(
-            "subscription {{ {} }}",
-            events.replace(") {", ") @include(if: true) {")
-        ),
-    ];
-    for (i, q) in ops.iter().enumerate() {
-        send(
-            &mut ws,
-            json!({"id": (i + 1).to_string(), "type": "subscribe", "payload": {"query": q}}),
-        )
-        .await;
-    }
+    subscribe_on_both_paths(&mut ws, &[hall, &events]).await;
     let mut got: Got = Default::default();
     collect(&mut ws, &mut got, 1, 3).await;
     assert_eq!(got["1"][0], got["2"][0]);
@@ -583,6 +563,61 @@ async fn shared_hall_and_events_subscriptions_answer_like_the_resolvers() {
         got["3"][0]["data"]["t"]["cmd"].is_null(),
         "public saw a command number"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_subscription_there_before_a_game_opens_gets_its_info_in_its_first_message() {
+    let fx = start(
+        hub_config(Duration::from_secs(3600)),
+        ServerConfig::default(),
+    )
+    .await;
+    let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
+    send(&mut ws, json!({"type": "connection_init"})).await;
+    assert_eq!(next_msg(&mut ws).await["type"], "connection_ack");
+    let hall = "games { kind games { gameId seq info { gameId tournament table judge } } }";
+    subscribe_on_both_paths(&mut ws, &[hall]).await;
+    let mut got: Got = Default::default();
+    collect(&mut ws, &mut got, 1, 0).await;
+    assert_eq!(got["1"][0]["data"]["games"]["games"], json!([]));
+
+    let sim = game(RuleSetId::Club, 7);
+    let id = "cup.final.r1.t1.g1";
+    create_named(&fx.log, id, &sim, 1, "Cup 2026").await;
+    append(&fx.log, id, &sim.events[..60]).await;
+    until_folded(&fx.hub, id, 60).await;
+    // The new game's first message, then one about its first public event.
+    collect(&mut ws, &mut got, 3, 0).await;
+    assert_eq!(got["1"][..3], got["2"][..3]);
+    let first = &got["1"][1]["data"]["games"];
+    assert_eq!(first["kind"], "table");
+    assert_eq!(
+        first["games"][0],
+        json!({"gameId": id, "seq": 0,
+            "info": {"gameId": id, "tournament": "Cup 2026", "table": 1, "judge": "Judge"}})
+    );
+    let later = &got["1"][2]["data"]["games"]["games"][0];
+    assert_eq!(later["gameId"], id);
+    assert!(later["info"].is_null(), "{later}");
+}
+
+/// Subscribes to each field twice: plain, which the shared path serves
+/// (ids 1, 3, …), and behind a directive, which takes async-graphql's own
+/// path (the next id: 2, 4, …).
+async fn subscribe_on_both_paths(ws: &mut Ws, fields: &[&str]) {
+    let mut id = 0;
+    for field in fields {
+        let own = field.replacen(" {", " @include(if: true) {", 1);
+        for f in [*field, own.as_str()] {
+            id += 1;
+            let query = format!("subscription {{ {f} }}");
+            send(
+                ws,
+                json!({"id": id.to_string(), "type": "subscribe", "payload": {"query": query}}),
+            )
+            .await;
+        }
+    }
 }
 
 type Got = std::collections::HashMap<String, Vec<Value>>;

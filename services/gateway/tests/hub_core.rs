@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use mafia_gateway::hub::{Arrival, CoreConfig, HubCore, Now, Route, Transmit};
+use mafia_gateway::messages::HallFeed;
 use mafia_record::LoggedEvent;
 use mafia_rules::{Audience, Envelope, RuleSetId};
 
@@ -36,7 +37,7 @@ fn with_game() -> (HubCore, mafia_rules::sim::SimulatedGame, Instant) {
     let sim = game(RuleSetId::Club, 7);
     let mut core = core();
     let header = serde_json::to_vec(&header(&sim, 1)).unwrap();
-    core.add_game(&gid(G), &header).unwrap();
+    core.add_game(&gid(G), &header, &mut Vec::new()).unwrap();
     (core, sim, Instant::now())
 }
 
@@ -152,6 +153,41 @@ fn each_event_is_encoded_once_per_audience_that_sees_it() {
 }
 
 #[test]
+fn a_new_game_is_told_to_every_audiences_hall_with_its_info_and_view_before_the_deal() {
+    let sim = game(RuleSetId::Club, 7);
+    let mut h = header(&sim, 1);
+    h.tournament = "Cup 2026".into();
+    let mut core = core();
+    let mut out = Vec::new();
+    core.add_game(&gid(G), &serde_json::to_vec(&h).unwrap(), &mut out)
+        .unwrap();
+    let audiences: Vec<_> = out
+        .iter()
+        .map(|t| match &t.route {
+            Route::Hall { game, audience } if **game == gid(G) => *audience,
+            other => panic!("only the halls hear of a new game, not {other:?}"),
+        })
+        .collect();
+    assert_eq!(audiences, mafia_gateway::hub::AUDIENCES);
+    for (t, a) in out.iter().zip(audiences) {
+        let m: HallFeed = serde_json::from_slice(&t.msg).unwrap();
+        let state = core.state(&gid(G), a).unwrap();
+        let HallFeed::Table {
+            game_id,
+            info: Some(info),
+            seq: 0,
+            view,
+        } = m
+        else {
+            panic!("{a:?}: not a new game's table message: {m:?}");
+        };
+        assert_eq!((game_id.as_str(), &view), (G, &state.view), "{a:?}");
+        assert_eq!(info, state.info);
+        assert_eq!(info.tournament, "Cup 2026");
+    }
+}
+
+#[test]
 fn an_event_folded_already_is_ignored() {
     let (mut core, sim, t0) = with_game();
     let mut out = Vec::new();
@@ -171,14 +207,15 @@ fn an_event_folded_already_is_ignored() {
 #[test]
 fn a_game_with_an_unreadable_header_is_refused_once_and_its_events_ignored() {
     let mut core = core();
-    assert!(core.add_game(&gid(BAD), b"not json").is_err());
+    let mut out = Vec::new();
+    assert!(core.add_game(&gid(BAD), b"not json", &mut out).is_err());
     assert!(core.knows(&gid(BAD)) && !core.has_game(&gid(BAD)));
     assert!(
-        core.add_game(&gid(BAD), b"not json").is_ok(),
+        core.add_game(&gid(BAD), b"not json", &mut out).is_ok(),
         "refused once, then known"
     );
+    assert!(out.is_empty(), "no hall hears of it");
     let sim = game(RuleSetId::Club, 7);
-    let mut out = Vec::new();
     let e = &sim.events[0];
     let now = at(Instant::now(), e.at);
     assert!(!core
@@ -201,17 +238,34 @@ fn an_unreadable_event_is_refused_and_changes_nothing() {
     assert_eq!(core.poll_timeout(), None);
 }
 
+fn public_messages(out: &[Transmit]) -> Vec<String> {
+    out.iter()
+        .filter(|t| match &t.route {
+            Route::Game { audience, .. } | Route::Hall { audience, .. } => {
+                *audience == Audience::Public
+            }
+        })
+        .map(|t| String::from_utf8_lossy(&t.msg).into_owned())
+        .collect()
+}
+
 /// Everything the public gets of game [`G`] when `sim`'s events arrive live,
 /// each at its own time: the table and hall messages with the instant they
 /// were sent, then the events GraphQL's `events` and a resuming raw-feed
 /// subscriber would be given, and the public state.
 fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
     let mut core = core();
-    core.add_game(&gid(G), &serde_json::to_vec(&header(sim, 1)).unwrap())
-        .unwrap();
+    let mut out = Vec::new();
+    core.add_game(
+        &gid(G),
+        &serde_json::to_vec(&header(sim, 1)).unwrap(),
+        &mut out,
+    )
+    .unwrap();
+    // The hall hears of the game first.
+    let mut seen = public_messages(&out);
     let t0 = Instant::now();
     let start = sim.events[0].at;
-    let mut seen = Vec::new();
     for e in &sim.events {
         let now = at(t0 + Duration::from_millis((e.at - start) as u64), e.at);
         let mut out = Vec::new();
@@ -224,15 +278,7 @@ fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
             &mut out,
         )
         .unwrap();
-        let public: Vec<_> = out
-            .iter()
-            .filter(|t| match &t.route {
-                Route::Game { audience, .. } | Route::Hall { audience, .. } => {
-                    *audience == Audience::Public
-                }
-            })
-            .map(|t| String::from_utf8_lossy(&t.msg).into_owned())
-            .collect();
+        let public = public_messages(&out);
         if !public.is_empty() {
             seen.push(format!("at {}: {} messages", e.at, public.len()));
             seen.extend(public);

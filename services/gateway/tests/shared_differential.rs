@@ -54,7 +54,7 @@ fn cases() -> Vec<Case> {
             false,
         ),
         case(
-            "subscription { games { __typename kind games { __typename gameId seq view } } }",
+            "subscription { games { __typename kind games { __typename gameId info { gameId tournament judge } seq view } } }",
             Value::Null,
             false,
         ),

@@ -92,29 +92,25 @@ impl Tx<'_> {
     }
 
     pub(super) fn withdraw(&mut self, by: Seat) -> Check {
-        if !self.p.nominations.withdrawal {
-            return Err(self.err(
+        let target = withdrawable(self.c(), self.p, by).map_err(|no| match no {
+            NoWithdrawal::NotInRuleSet => self.err(
                 Code::WithdrawalForbidden,
                 "this rule set does not allow withdrawing a nomination".into(),
                 "снятие кандидатуры запрещено".into(),
-            ));
-        }
-        // A nomination is withdrawn in its maker's own minute (minsk2017
-        // §4.4.2–4.4.3); a tie speech comes after the voting began.
-        if self.need_speaker(by)? {
-            return Err(self.wrong_phase(
+            ),
+            NoWithdrawal::NoSpeech => self.wrong_phase(Topic::Speech, "a speech", "речь"),
+            NoWithdrawal::NotYourTurn { speaker } => self.not_your_turn(speaker, by),
+            NoWithdrawal::TieSpeech => self.wrong_phase(
                 Topic::Nomination,
                 "withdrawing a nomination",
                 "снятие кандидатуры",
-            ));
-        }
-        let Some(target) = self.c().nomination_of[by.index()] else {
-            return Err(self.err(
+            ),
+            NoWithdrawal::NothingToWithdraw => self.err(
                 Code::NothingToWithdraw,
                 format!("player {by} has not nominated anyone today"),
                 format!("игрок {by} сегодня никого не выставлял"),
-            ));
-        };
+            ),
+        })?;
         self.emit(Event::Withdrawn { by, target });
         Ok(())
     }
@@ -242,4 +238,35 @@ impl Tx<'_> {
             },
         });
     }
+}
+
+/// Why a player may not withdraw his nomination now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoWithdrawal {
+    NotInRuleSet,
+    NoSpeech,
+    NotYourTurn { speaker: Seat },
+    TieSpeech,
+    NothingToWithdraw,
+}
+
+/// The nomination `by` would withdraw now, or why he may not. The rule is
+/// stated here once: `Tx::withdraw` enforces it and the judge's prompt
+/// offers `may_withdraw` from it, so the two cannot disagree.
+pub(crate) fn withdrawable(c: &Core, p: &Params, by: Seat) -> Result<Seat, NoWithdrawal> {
+    if !p.nominations.withdrawal {
+        return Err(NoWithdrawal::NotInRuleSet);
+    }
+    // A nomination is withdrawn in its maker's own minute (minsk2017
+    // §4.4.2–4.4.3); a tie speech comes after the voting began.
+    match c.step {
+        Step::Speech { seat, tie, .. } if seat == by => {
+            if tie {
+                return Err(NoWithdrawal::TieSpeech);
+            }
+        }
+        Step::Speech { seat, .. } => return Err(NoWithdrawal::NotYourTurn { speaker: seat }),
+        _ => return Err(NoWithdrawal::NoSpeech),
+    }
+    c.nomination_of[by.index()].ok_or(NoWithdrawal::NothingToWithdraw)
 }

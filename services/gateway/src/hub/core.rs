@@ -131,10 +131,18 @@ impl HubCore {
         self.games.contains_key(game) || self.skipped.contains(game)
     }
 
-    /// Adds a game from its stored header (the referee's JSON `Header`).
+    /// Adds a game from its stored header (the referee's JSON `Header`)
+    /// and tells the hall of each audience: a `table` message with the
+    /// game's info, so a screen that was following before the game opened
+    /// learns what it is from the feed, as a later one does from `tables`.
     /// A header that cannot be read is refused once; the game's events are
     /// then ignored.
-    pub fn add_game(&mut self, id: &GameId, header: &[u8]) -> Result<(), CoreError> {
+    pub fn add_game(
+        &mut self,
+        id: &GameId,
+        header: &[u8],
+        out: &mut Vec<Transmit>,
+    ) -> Result<(), CoreError> {
         if self.knows(id) {
             return Ok(());
         }
@@ -159,6 +167,15 @@ impl HubCore {
             delayed: fresh,
             pending: VecDeque::new(),
         };
+        for a in AUDIENCES {
+            out.push(Transmit {
+                route: Route::Hall {
+                    game: game.id.clone(),
+                    audience: a,
+                },
+                msg: game.feeds[slot(a)].hall_new_game(&game.info),
+            });
+        }
         self.games.insert(id.clone(), game);
         Ok(())
     }

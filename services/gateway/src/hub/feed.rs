@@ -71,29 +71,23 @@ impl Feed {
         serde_json::from_slice(&self.view_json).expect("the hub's own JSON")
     }
 
-    /// `{"type":<kind>,"game_id":…,"seq":…,"view":…}`, as serde encodes
-    /// `GameFeed::Snapshot` and `HallFeed::Table`, from the encoded view.
-    fn with_view(&self, kind: &str) -> Bytes {
-        let mut out = Vec::with_capacity(self.view_json.len() + self.id_json.len() + 64);
-        out.extend_from_slice(b"{\"type\":\"");
-        out.extend_from_slice(kind.as_bytes());
-        out.extend_from_slice(b"\",\"game_id\":");
+    /// `{"type":<kind>,"game_id":…,"info":…,"seq":…,"view":…}` from the
+    /// encoded view, as serde encodes `GameFeed::Snapshot`,
+    /// `HallFeed::Table` and (without a kind) `HallEntry`: `type` and
+    /// `info` only when given.
+    fn write(&self, kind: Option<&str>, info: Option<&GameInfo>, out: &mut Vec<u8>) {
+        out.push(b'{');
+        if let Some(kind) = kind {
+            out.extend_from_slice(b"\"type\":\"");
+            out.extend_from_slice(kind.as_bytes());
+            out.extend_from_slice(b"\",");
+        }
+        out.extend_from_slice(b"\"game_id\":");
         out.extend_from_slice(&self.id_json);
-        out.extend_from_slice(b",\"seq\":");
-        push_u64(&mut out, self.seq);
-        out.extend_from_slice(b",\"view\":");
-        out.extend_from_slice(&self.view_json);
-        out.push(b'}');
-        Bytes::from(out)
-    }
-
-    /// This game's entry in a hall `tables` message, as serde encodes
-    /// `HallEntry`, appended to `out`.
-    pub(crate) fn hall_entry(&self, info: &GameInfo, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"game_id\":");
-        out.extend_from_slice(&self.id_json);
-        out.extend_from_slice(b",\"info\":");
-        serde_json::to_writer(&mut *out, info).expect("game infos serialize");
+        if let Some(info) = info {
+            out.extend_from_slice(b",\"info\":");
+            serde_json::to_writer(&mut *out, info).expect("game infos serialize");
+        }
         out.extend_from_slice(b",\"seq\":");
         push_u64(out, self.seq);
         out.extend_from_slice(b",\"view\":");
@@ -101,9 +95,27 @@ impl Feed {
         out.push(b'}');
     }
 
+    fn with_view(&self, kind: &str, info: Option<&GameInfo>) -> Bytes {
+        let mut out = Vec::with_capacity(self.view_json.len() + self.id_json.len() + 256);
+        self.write(Some(kind), info, &mut out);
+        Bytes::from(out)
+    }
+
+    /// This game's entry in a hall `tables` message, appended to `out`.
+    pub(crate) fn hall_entry(&self, info: &GameInfo, out: &mut Vec<u8>) {
+        self.write(None, Some(info), out);
+    }
+
+    /// The hall's `table` message that brings a new game, with its info:
+    /// what a `tables` message taken now would hold for it, so a hall
+    /// screen that was there first learns the same.
+    pub(crate) fn hall_new_game(&self, info: &GameInfo) -> Bytes {
+        self.with_view("table", Some(info))
+    }
+
     fn snapshot(&self) -> Bytes {
         self.snapshot
-            .get_or_init(|| self.with_view("snapshot"))
+            .get_or_init(|| self.with_view("snapshot", None))
             .clone()
     }
 
@@ -145,7 +157,7 @@ impl Feed {
         while self.frames.len() > history {
             self.frames.pop_front();
         }
-        let hall = self.with_view("table");
+        let hall = self.with_view("table", None);
         Some(Pushed { delta, hall })
     }
 
@@ -181,16 +193,18 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messages::{encode, GameFeed, HallFeed};
+    use crate::messages::{encode, GameFeed, HallEntry, HallFeed};
     use mafia_rules::sim::simulate;
     use mafia_rules::RuleSetId;
     use rand::SeedableRng;
 
     const AUDIENCES: [Audience; 3] = [Audience::Public, Audience::Broadcast, Audience::Judge];
 
-    fn setup(sim: &mafia_rules::sim::SimulatedGame) -> mafia_rules::Setup {
+    /// The game's info, and its setup.
+    fn opened(sim: &mafia_rules::sim::SimulatedGame) -> (GameInfo, mafia_rules::Setup) {
         let game_id: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
-        crate::demo::header(sim, &game_id).setup().unwrap()
+        let header = crate::demo::header(sim, &game_id);
+        (GameInfo::new(&game_id, &header), header.setup().unwrap())
     }
 
     fn stripped(mut v: Value) -> Value {
@@ -207,13 +221,36 @@ mod tests {
         let sim = simulate(rules, &mut rng, 1_700_000_000_000);
         // Quotes in the id: the spliced messages must escape it as serde does.
         let id = "cup.main.r1.t1.g\"1";
-        let mut game = Game::replay(setup(&sim), std::iter::empty()).unwrap();
+        let (info, setup) = opened(&sim);
+        let mut game = Game::replay(setup, std::iter::empty()).unwrap();
         let mut w = Canonical::default();
         let mut feeds = AUDIENCES.map(|a| Feed::new(a, id, &game, &mut w));
         let mut views = AUDIENCES.map(|a| serde_json::to_value(game.view(a)).unwrap());
         let mut clients = views.clone();
         for (a, f) in AUDIENCES.iter().zip(&feeds) {
-            prop_assert_eq!(f.view(), serde_json::to_value(game.view(*a)).unwrap());
+            let view = serde_json::to_value(game.view(*a)).unwrap();
+            prop_assert_eq!(f.view(), view.clone());
+            let new_game = encode(&HallFeed::Table {
+                game_id: id.to_owned(),
+                info: Some(info.clone()),
+                seq: 0,
+                view: view.clone(),
+            });
+            prop_assert_eq!(f.hall_new_game(&info), new_game);
+            let mut entry = Vec::new();
+            f.hall_entry(&info, &mut entry);
+            let tables = encode(&HallFeed::Tables {
+                tables: vec![HallEntry {
+                    game_id: id.to_owned(),
+                    info: info.clone(),
+                    seq: 0,
+                    view,
+                }],
+            });
+            prop_assert_eq!(
+                [&b"{\"type\":\"tables\",\"tables\":["[..], &entry, b"]}"].concat(),
+                tables.to_vec()
+            );
         }
         for env in &sim.events {
             let seen = game.fold_seen(env).unwrap();
@@ -238,6 +275,7 @@ mod tests {
                 );
                 let hall = encode(&HallFeed::Table {
                     game_id: id.to_owned(),
+                    info: None,
                     seq: event.seq as u64,
                     view: new.clone(),
                 });

@@ -225,6 +225,8 @@ impl Hub {
     /// one lock: a subscriber's catch-up comes before or after all of them.
     async fn handle_events(&self, batch: Vec<Event>) {
         let mut ready = Vec::with_capacity(batch.len());
+        // The new games' hall messages, delivered ahead of their events.
+        let mut out = Vec::new();
         for e in batch {
             self.inner.lag.advanced(&e.cursor);
             let Some(id) = self.stream(&e.game) else {
@@ -234,13 +236,12 @@ impl Hub {
                 let Some(header) = self.header(&e.game).await else {
                     continue;
                 };
-                if let Err(err) = self.lock().core.add_game(&id, &header) {
+                if let Err(err) = self.lock().core.add_game(&id, &header, &mut out) {
                     tracing::warn!(game = e.game, error = %err, "game skipped");
                 }
             }
             ready.push((id, e));
         }
-        let mut out = Vec::new();
         {
             let mut st = self.lock();
             let started = std::time::Instant::now();
@@ -516,8 +517,9 @@ impl Hub {
     }
 
     /// Follows every game (or only `games`): first a `tables` message
-    /// with each game's state, then a `table` message on each change (the
-    /// hall feed's message names, kept for its existing clients).
+    /// with each game's state, then a `table` message on each change, and
+    /// one with its info when a game opens (the hall feed's message
+    /// names, kept for its existing clients).
     pub fn subscribe_hall(
         &self,
         audience: Audience,

@@ -128,6 +128,22 @@ pub async fn create(log: &Arc<dyn EventLog>, id: &str, sim: &SimulatedGame, tabl
     log.create_game(id, &h).await.unwrap();
 }
 
+/// [`create`], in a tournament called `name` (what screens show as its
+/// title).
+pub async fn create_named(
+    log: &Arc<dyn EventLog>,
+    id: &str,
+    sim: &SimulatedGame,
+    table: u32,
+    name: &str,
+) {
+    let mut h = header(sim, table);
+    h.tournament = name.into();
+    log.create_game(id, &serde_json::to_vec(&h).unwrap())
+        .await
+        .unwrap();
+}
+
 /// Appends `events` as LoggedEvent payloads after whatever the game has.
 pub async fn append(log: &Arc<dyn EventLog>, id: &str, events: &[Envelope]) {
     if events.is_empty() {
