@@ -1,7 +1,7 @@
 # Mafia Arena: the two commands a user needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt bench build bench-referee profile-referee profile-gateway bench-cluster bench-gateway bench-scoring bench-console soak
+.PHONY: run test lint fmt bench build bench-referee profile-referee profile-gateway bench-cluster bench-gateway bench-gateway-scale bench-scoring bench-console soak
 
 build:
 	$(CARGO) build --release --workspace
@@ -55,6 +55,12 @@ bench-cluster:
 # subscribers following 100 simulated tables on loopback).
 bench-gateway:
 	$(CARGO) run --release -p mafia-gateway --bin gateway-bench -- $(BENCH_ARGS)
+
+# 50,000 subscribers over three gateway processes following one Redis log
+# (a private redis-server, or REDIS_URL), past one process's descriptor
+# limit; figures for the whole machine.
+bench-gateway-scale:
+	$(CARGO) run --release -p mafia-gateway --bin gateway-bench -- --gateways 3 --raw 41667 --graphql 8333 $(BENCH_ARGS)
 
 # The same with a perf profile of the server side during the measured
 # phase: target/profile/gateway.folded and .svg (needs perf).

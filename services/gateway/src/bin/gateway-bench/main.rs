@@ -17,6 +17,8 @@ use futures::{SinkExt, StreamExt};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
 use mafia_profile::Profile;
+
+mod scale;
 use mafia_rules::sim::simulate;
 use mafia_rules::RuleSetId;
 use rand::SeedableRng;
@@ -45,9 +47,20 @@ struct Args {
     /// and `gateway.svg` (needs `perf`).
     #[arg(long, value_name = "DIR")]
     profile: Option<std::path::PathBuf>,
+    /// Gateway processes sharing the subscribers, following one Redis log
+    /// (a private redis-server, or REDIS_URL): past one process's
+    /// descriptor limit. Prints the figures for all of them together.
+    #[arg(long, default_value_t = 1)]
+    gateways: u32,
     /// Internal: run as the subscriber process against this address.
     #[arg(long, hide = true)]
     client: Option<SocketAddr>,
+    /// Internal: run as a gateway process on this Redis log.
+    #[arg(long, hide = true)]
+    serve_redis: Option<String>,
+    /// Internal: the run's id, the Redis log's key prefix.
+    #[arg(long, hide = true, default_value_t = 0)]
+    run: u32,
 }
 
 fn now_ms() -> i64 {
@@ -56,8 +69,9 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+/// Resident memory of a process (`self` or a pid), in KiB.
+fn rss_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
@@ -158,17 +172,30 @@ async fn raw_client(
     stop: Arc<AtomicBool>,
 ) {
     let url = format!("ws://{addr}/ws/game/{table}");
-    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
+    let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await else {
         return;
     };
     stats.connected.fetch_add(1, Ordering::Relaxed);
+    count_deltas(ws, &stats, &stats.raw, &stop).await;
+}
+
+/// Reads until the stream ends or `stop`, counting each delta in `count`
+/// and its latency in the histogram.
+async fn count_deltas(
+    mut ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    stats: &ClientStats,
+    count: &AtomicU64,
+    stop: &AtomicBool,
+) {
     while let Some(Ok(m)) = ws.next().await {
         if stop.load(Ordering::Relaxed) {
             break;
         }
         if let Message::Text(t) = m {
             if let Some(at) = delta_at(&t) {
-                stats.raw.fetch_add(1, Ordering::Relaxed);
+                count.fetch_add(1, Ordering::Relaxed);
                 stats.hist.record(now_ms() - at);
             }
         }
@@ -204,17 +231,7 @@ async fn gql_client(
         return;
     }
     stats.connected.fetch_add(1, Ordering::Relaxed);
-    while let Some(Ok(m)) = ws.next().await {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        if let Message::Text(t) = m {
-            if let Some(at) = delta_at(&t) {
-                stats.gql.fetch_add(1, Ordering::Relaxed);
-                stats.hist.record(now_ms() - at);
-            }
-        }
-    }
+    count_deltas(ws, &stats, &stats.gql, &stop).await;
 }
 
 /// A client that connects and never reads again.
@@ -313,7 +330,7 @@ async fn client_main(addr: SocketAddr, args: Args) -> anyhow::Result<()> {
 /// Plays one command per table every `pace`, with `at` stamped now, for `secs`.
 async fn play(
     log: Arc<dyn EventLog>,
-    games: &mut [(String, Vec<mafia_rules::Envelope>, usize)],
+    games: &mut [Table],
     secs: u64,
     pace: Duration,
 ) -> anyhow::Result<Vec<u64>> {
@@ -345,6 +362,23 @@ async fn play(
     Ok(appends)
 }
 
+/// A subscriber process's figures since its last report: raw and GraphQL
+/// deliveries, latency p50 and p99 (ms).
+fn report(
+    child_in: &mut std::process::ChildStdin,
+    child_out: &mut impl BufRead,
+) -> anyhow::Result<(u64, u64, u64, u64)> {
+    let line = tokio::task::block_in_place(|| ask(child_in, child_out, "report"))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    if v.len() != 4 {
+        bail!("bad report {line:?}");
+    }
+    Ok((v[0], v[1], v[2], v[3]))
+}
+
 fn ask(
     child_in: &mut std::process::ChildStdin,
     out: &mut impl BufRead,
@@ -357,18 +391,16 @@ fn ask(
     Ok(line.trim().to_owned())
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    if let Some(addr) = args.client {
-        return client_main(addr, args).await;
-    }
-    let dir = tempfile_dir()?;
-    let log: Arc<dyn EventLog> = Arc::new(EmbeddedLog::open(dir.join("bench.redb")).await?);
-    // Long games, so no table runs out during the run.
+/// A table being played: its game id, all its events, how many are in
+/// the log.
+type Table = (String, Vec<mafia_rules::Envelope>, usize);
+
+/// `tables` long simulated games in `log`, each dealt and through night 0,
+/// so every table has a state to show and none runs out during the run.
+async fn create_games(log: &dyn EventLog, tables: u32) -> anyhow::Result<Vec<Table>> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
     let mut games = Vec::new();
-    for t in 1..=args.tables {
+    for t in 1..=tables {
         let sim = loop {
             let s = simulate(RuleSetId::Club, &mut rng, now_ms());
             if s.events.len() > 300 {
@@ -379,11 +411,32 @@ async fn main() -> anyhow::Result<()> {
         let id = game.to_string();
         let h = serde_json::to_vec(&mafia_gateway::demo::header(&sim, &game))?;
         log.create_game(&id, &h).await?;
-        // The deal and night 0, so every table has a state to show.
         let first = sim.events.iter().take_while(|e| e.cmd == 0).count();
-        mafia_gateway::demo::append(log.as_ref(), &id, &sim.events[..first]).await?;
+        mafia_gateway::demo::append(log, &id, &sim.events[..first]).await?;
         games.push((id, sim.events, first));
     }
+    Ok(games)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if let Some(addr) = args.client {
+        return client_main(addr, args).await;
+    }
+    if let Some(url) = &args.serve_redis {
+        return scale::serve_main(url, &args).await;
+    }
+    if args.gateways > 1 {
+        let args = Args {
+            run: std::process::id(),
+            ..args
+        };
+        return scale::scale_main(args).await;
+    }
+    let dir = tempfile_dir()?;
+    let log: Arc<dyn EventLog> = Arc::new(EmbeddedLog::open(dir.join("bench.redb")).await?);
+    let mut games = create_games(log.as_ref(), args.tables).await?;
     let hub = Hub::start(log.clone(), HubConfig::default()).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
@@ -392,7 +445,7 @@ async fn main() -> anyhow::Result<()> {
     let server = tokio::spawn(mafia_gateway::serve(listener, state, async {
         let _ = stop_rx.await;
     }));
-    let rss_before = rss_kib();
+    let rss_before = rss_kib("self");
     let heap_before = heap_in_use();
     let tasks_before = tokio::runtime::Handle::current()
         .metrics()
@@ -427,26 +480,13 @@ async fn main() -> anyhow::Result<()> {
     }
     // Let the snapshots drain before measuring idle memory.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let rss_idle = rss_kib();
+    let rss_idle = rss_kib("self");
     let heap_idle = heap_in_use();
     let tasks_idle = tokio::runtime::Handle::current()
         .metrics()
         .num_alive_tasks();
     let pace = Duration::from_millis(args.pace_ms);
 
-    let report = |child_in: &mut std::process::ChildStdin,
-                  child_out: &mut BufReader<_>|
-     -> anyhow::Result<(u64, u64, u64, u64)> {
-        let line = tokio::task::block_in_place(|| ask(child_in, child_out, "report"))?;
-        let v: Vec<u64> = line
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        if v.len() != 4 {
-            bail!("bad report {line:?}");
-        }
-        Ok((v[0], v[1], v[2], v[3]))
-    };
     report(&mut child_in, &mut child_out)?;
     let child_pid = child.id().to_string();
     let (server_cpu0, client_cpu0) = (cpu_us("self"), cpu_us(&child_pid));
