@@ -545,6 +545,10 @@ impl Member {
 }
 
 struct Group {
+    /// What it is, for its members to start again from: one copy for all
+    /// of them, not one per member (issue 15: memory per connection).
+    key: GroupKey,
+    plan: Arc<Plan>,
     members: Mutex<Vec<Arc<Member>>>,
     alive: AtomicBool,
     stop: Arc<Notify>,
@@ -614,6 +618,8 @@ impl Groups {
         };
         let stop = Arc::new(Notify::new());
         let group = Arc::new(Group {
+            key: key.clone(),
+            plan: plan.clone(),
             members: Mutex::new(Vec::new()),
             alive: AtomicBool::new(true),
             stop: stop.clone(),
@@ -800,12 +806,10 @@ pub fn complete_message(id: &str) -> Bytes {
 /// after a cut-back, and its place in its group.
 pub struct Shared {
     groups: Groups,
-    key: GroupKey,
-    plan: Arc<Plan>,
     hall: Option<Option<Arc<Games>>>,
     member: Arc<Member>,
     /// Keeps the group alive while this member is in it.
-    _group: Arc<Group>,
+    group: Arc<Group>,
 }
 
 impl Shared {
@@ -823,12 +827,12 @@ impl Shared {
     /// when its game or the hub is gone.
     pub fn restart(&self) -> Option<Shared> {
         self.stop();
-        let keep =
-            (self.plan.root == Root::Events).then(|| self.member.seen.load(Ordering::Acquire));
+        let keep = (self.group.plan.root == Root::Events)
+            .then(|| self.member.seen.load(Ordering::Acquire));
         let next = start_member(
             &self.groups,
-            &self.key,
-            &self.plan,
+            &self.group.key,
+            &self.group.plan,
             &self.hall,
             None,
             false,
@@ -991,11 +995,9 @@ fn start_member(
     drop(members);
     Some(Shared {
         groups: groups.clone(),
-        key: key.clone(),
-        plan: plan.clone(),
         hall: hall.clone(),
         member,
-        _group: group,
+        group,
     })
 }
 
