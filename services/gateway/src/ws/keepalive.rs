@@ -67,20 +67,6 @@ impl Keepalive {
             .expect("keepalive bucket")
             .push(Arc::downgrade(conn));
     }
-
-    /// Connections kept now (closed ones leave at their bucket's next
-    /// visit).
-    pub fn len(&self) -> usize {
-        self.inner
-            .buckets
-            .iter()
-            .map(|b| b.lock().expect("keepalive bucket").len())
-            .sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Ends when every [`Keepalive`] handle is gone.
