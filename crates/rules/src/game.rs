@@ -19,7 +19,7 @@ mod phases;
 mod speech;
 mod voting;
 
-pub(crate) use speech::withdrawable;
+pub(crate) use speech::{nomination_open, withdrawable};
 
 /// A game under way. Clone it to explore; fold events into it to replay.
 #[derive(Clone, Debug, PartialEq)]

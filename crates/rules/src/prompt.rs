@@ -114,7 +114,7 @@ impl Game {
                     tie,
                     nominations_only,
                     started: c.speech_started_at.is_some(),
-                    may_nominate: !tie && !p.vote_call && c.nomination_of[seat.index()].is_none(),
+                    may_nominate: crate::game::nomination_open(c, p, seat).is_ok(),
                     may_withdraw: crate::game::withdrawable(c, p, seat).is_ok(),
                 },
                 secs,

@@ -202,6 +202,60 @@ fn the_prompts_may_withdraw_is_exactly_when_the_engine_accepts_a_withdrawal() {
     assert!(offered > 0 && refused_after_nominating > 0);
 }
 
+#[test]
+fn the_prompts_may_nominate_is_exactly_when_the_engine_accepts_a_nomination() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (mut offered, mut refused_after_nominating) = (0, 0);
+    for rules in RuleSetId::ALL {
+        for _ in 0..20 {
+            let sim = simulate(rules, &mut rng, 0);
+            let (mut game, _) = Game::new(sim.setup.clone(), 0);
+            for (at, cmd) in &sim.commands {
+                let (speaker, may_nominate) = match game.expected().expect {
+                    Expect::Speech {
+                        seat, may_nominate, ..
+                    } => (Some(seat), may_nominate),
+                    _ => (None, false),
+                };
+                for by in Seat::all() {
+                    let offered_to = speaker == Some(by) && may_nominate;
+                    // Anyone else is refused whoever he names: one target
+                    // tells; the speaker gets every one tried.
+                    let targets: Vec<Seat> = if speaker == Some(by) {
+                        Seat::all().collect()
+                    } else {
+                        vec![by]
+                    };
+                    let accepted = targets.iter().any(|&target| {
+                        game.clone()
+                            .apply(&Command::Nominate { by, target }, *at)
+                            .is_ok()
+                    });
+                    let c = game.core();
+                    // Offered but nobody to name: everyone else alive is
+                    // on the ballot already.
+                    let nobody_left = c
+                        .living()
+                        .iter()
+                        .filter(|&t| t != by)
+                        .all(|t| c.nominees.contains(t));
+                    assert!(
+                        accepted == offered_to || (offered_to && nobody_left),
+                        "{rules}, seat {by} at {:?}: offered {offered_to}, accepted {accepted}",
+                        game.step()
+                    );
+                    offered += usize::from(offered_to);
+                    let nominated = c.nomination_of[by.index()].is_some();
+                    refused_after_nominating +=
+                        usize::from(speaker == Some(by) && nominated && !offered_to);
+                }
+                game.apply(cmd, *at).unwrap();
+            }
+        }
+    }
+    assert!(offered > 0 && refused_after_nominating > 0);
+}
+
 /// The public's stream of a game: each event it sees, in its numbering,
 /// with its view after it.
 fn public_stream(sim: &mafia_rules::sim::SimulatedGame) -> Vec<(mafia_rules::view::Shown, String)> {

@@ -49,21 +49,23 @@ impl Tx<'_> {
 
     pub(super) fn nominate(&mut self, by: Seat, target: Seat) -> Check {
         let c = *self.c();
-        if self.p.vote_call {
-            return Err(self.not_in_rules(
-                Topic::Nomination,
-                "nominations",
-                "выставления кандидатур",
-            ));
-        }
-        match c.step {
-            Step::Speech {
-                seat, tie: false, ..
-            } if seat == by => {}
-            Step::Speech {
-                seat, tie: false, ..
-            } => return Err(self.not_your_turn(seat, by)),
-            _ => return Err(self.wrong_phase(Topic::Nomination, "a nomination", "выставление")),
+        let open = nomination_open(&c, self.p, by);
+        match open {
+            Err(NoNomination::NotInRuleSet) => {
+                return Err(self.not_in_rules(
+                    Topic::Nomination,
+                    "nominations",
+                    "выставления кандидатур",
+                ))
+            }
+            Err(NoNomination::NotYourTurn { speaker }) => {
+                return Err(self.not_your_turn(speaker, by))
+            }
+            Err(NoNomination::NoSpeech) => {
+                return Err(self.wrong_phase(Topic::Nomination, "a nomination", "выставление"))
+            }
+            // Said after what is wrong with the target, as before.
+            Err(NoNomination::Used { .. }) | Ok(()) => {}
         }
         self.need_alive(target)?;
         if by == target && !self.p.nominations.self_nomination {
@@ -73,7 +75,7 @@ impl Tx<'_> {
                 "игрок не может выставить себя".into(),
             ));
         }
-        if let Some(t) = c.nomination_of[by.index()] {
+        if let Err(NoNomination::Used { target: t }) = open {
             return Err(self.err(
                 Code::NominationUsed,
                 format!("player {by} has already nominated player {t} today"),
@@ -237,6 +239,44 @@ impl Tx<'_> {
                 nominations_only: false,
             },
         });
+    }
+}
+
+/// Why a player may not nominate anyone now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoNomination {
+    NotInRuleSet,
+    /// Not in a speech of the day's first round (a tie speech comes after
+    /// the voting began).
+    NoSpeech,
+    NotYourTurn {
+        speaker: Seat,
+    },
+    /// He nominated `target` today already.
+    Used {
+        target: Seat,
+    },
+}
+
+/// Whether `by` may nominate now, whoever the target, or why not. The rule
+/// is stated here once: `Tx::nominate` enforces it (and then checks the
+/// target) and the judge's prompt offers `may_nominate` from it.
+pub(crate) fn nomination_open(c: &Core, p: &Params, by: Seat) -> Result<(), NoNomination> {
+    if p.vote_call {
+        return Err(NoNomination::NotInRuleSet);
+    }
+    match c.step {
+        Step::Speech {
+            seat, tie: false, ..
+        } if seat == by => {}
+        Step::Speech {
+            seat, tie: false, ..
+        } => return Err(NoNomination::NotYourTurn { speaker: seat }),
+        _ => return Err(NoNomination::NoSpeech),
+    }
+    match c.nomination_of[by.index()] {
+        Some(target) => Err(NoNomination::Used { target }),
+        None => Ok(()),
     }
 }
 
