@@ -198,6 +198,12 @@ impl RedisServer {
         )))
     }
 
+    /// The spawned server's process id (`None` for `REDIS_URL`'s), for a
+    /// bench that counts its CPU time.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Whether this value runs (and will kill) its own server.
     pub fn is_spawned(&self) -> bool {
         self.child.is_some()

@@ -1,7 +1,10 @@
 //! `perf record` attached to a process for one measured run of a bench
 //! (`mafia-referee-bench --profile`, `gateway-bench --profile`), written out
 //! as folded stacks and an SVG flame graph (inferno), so whoever picks up a
-//! performance figure starts from where the time goes.
+//! performance figure starts from where the time goes; and what the
+//! benches read of a process (`process.rs`).
+
+pub mod process;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -59,7 +59,7 @@ async fn ws_game(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
-    let feed = Feed::new(&state, Follow::Game(game_id, audience));
+    let feed = FeedTask::new(&state, Follow::Game(game_id, audience));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
     Ok(response)
@@ -73,7 +73,7 @@ async fn ws_hall(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (audience, games) = access.hall();
-    let feed = Feed::new(&state, Follow::Hall(audience, games));
+    let feed = FeedTask::new(&state, Follow::Hall(audience, games));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, None)));
     Ok(response)
@@ -88,7 +88,7 @@ enum Follow {
 
 /// One feed connection's task and all it keeps: moved in once, so that an
 /// idle connection's task holds nothing twice.
-struct Feed {
+struct FeedTask {
     hub: Hub,
     follow: Follow,
     keepalive: Keepalive,
@@ -97,9 +97,9 @@ struct Feed {
     max_cutbacks: u32,
 }
 
-impl Feed {
-    fn new(state: &AppState, follow: Follow) -> Feed {
-        Feed {
+impl FeedTask {
+    fn new(state: &AppState, follow: Follow) -> FeedTask {
+        FeedTask {
             hub: state.hub.clone(),
             follow,
             keepalive: state.keepalive.clone(),
@@ -124,7 +124,7 @@ impl Feed {
     }
 
     /// Keeps a feed's connection until it ends, with the close frame
-    /// [`Feed::serve`] gives, if any.
+    /// [`FeedTask::serve`] gives, if any.
     async fn run(self, upgrading: Upgrading, from: Option<u64>) {
         let Some((socket, early)) = upgrading.socket().await else {
             return;

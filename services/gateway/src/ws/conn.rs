@@ -256,15 +256,17 @@ impl Conn {
         Self::notify(out);
     }
 
-    /// Marks the connection gone, so the fan-out drops it, and shuts the
-    /// socket: the fan-out may hold the `Conn` until the game's next
-    /// event, and the client must not wait for that to see the end.
+    /// Marks the connection gone, so the fan-out drops it and its task
+    /// ends, and shuts the socket: the fan-out may hold the `Conn` until
+    /// the game's next event, and the client must not wait for that to see
+    /// the end.
     pub fn close(&self) {
         let mut out = self.lock();
         out.closed = true;
         out.backlog = VecDeque::new();
         // Already shut by the client, at worst: nothing to do then.
         let _ = socket2::SockRef::from(&self.io).shutdown(std::net::Shutdown::Both);
+        Self::notify(out);
     }
 
     pub fn is_closed(&self) -> bool {

@@ -59,7 +59,7 @@ impl Keepalive {
     /// tokio runtime: the first call starts the keeper's task there.
     pub fn keep(&self, conn: &Arc<Conn>) {
         self.inner.started.get_or_init(|| {
-            tokio::spawn(run(Arc::downgrade(&self.inner)));
+            tokio::spawn(run(Arc::downgrade(&self.inner), self.inner.timing));
         });
         let i = self.inner.next.fetch_add(1, Ordering::Relaxed) % BUCKETS;
         self.inner.buckets[i]
@@ -70,22 +70,15 @@ impl Keepalive {
 }
 
 /// Ends when every [`Keepalive`] handle is gone.
-async fn run(inner: Weak<Inner>) {
-    let Some(tick) = inner
-        .upgrade()
-        .map(|i| i.timing.ping_interval / BUCKETS as u32)
-    else {
-        return;
-    };
+async fn run(inner: Weak<Inner>, timing: Timing) {
+    let tick = timing.ping_interval / BUCKETS as u32;
     let mut ticks = tokio::time::interval(tick.max(Duration::from_millis(1)));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let ping = frame::ping();
     // A client silent for a whole interval, less the tick, is pinged: one
     // that answers at once is then pinged every interval, the first time
     // about an interval after it connected.
-    let ping_after = inner.upgrade().map_or(Duration::ZERO, |i| {
-        i.timing.ping_interval.saturating_sub(tick)
-    });
+    let ping_after = timing.ping_interval.saturating_sub(tick);
     for bucket in (0..BUCKETS).cycle() {
         ticks.tick().await;
         let Some(inner) = inner.upgrade() else {
@@ -99,12 +92,10 @@ async fn run(inner: Weak<Inner>) {
             let Some(conn) = weak.upgrade() else {
                 continue;
             };
-            let t = inner.timing;
-            match conn.overdue(now, ping_after, t.idle_timeout, t.send_timeout) {
+            match conn.overdue(now, ping_after, timing.idle_timeout, timing.send_timeout) {
                 Overdue::Closed => continue,
                 Overdue::Stuck => {
                     conn.close();
-                    conn.wake();
                     continue;
                 }
                 Overdue::Idle => {

@@ -157,23 +157,13 @@ fn referee(
 }
 
 fn rss_kib(pid: u32) -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("VmRSS")
+    mafia_profile::process::rss_kib(&pid.to_string()).context("VmRSS")
 }
 
 /// CPU time (user + system) the process has used, in milliseconds.
 fn cpu_ms(pid: u32) -> anyhow::Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // Fields after the parenthesised command name; utime and stime are the
-    // 12th and 13th of them, in clock ticks (100 per second on Linux).
-    let rest = stat.rsplit_once(')').context("stat")?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = f[11].parse::<u64>()? + f[12].parse::<u64>()?;
-    Ok(ticks * 10)
+    let us = mafia_profile::process::cpu_us(&pid.to_string()).context("/proc/<pid>/stat")?;
+    Ok(us / 1000)
 }
 
 fn header(tournament: &str, table: u32) -> Header {

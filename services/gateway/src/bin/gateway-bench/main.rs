@@ -69,17 +69,9 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Resident memory of a process (`self` or a pid), in KiB.
+/// Resident memory of a process (`self` or a pid), in KiB; 0 once gone.
 fn rss_kib(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
+    mafia_profile::process::rss_kib(pid).unwrap_or(0)
 }
 
 /// Heap bytes in use (glibc's count, `mallinfo2`): unlike the RSS, it does
@@ -91,21 +83,9 @@ fn heap_in_use() -> u64 {
     (m.uordblks + m.hblkhd) as u64
 }
 
-/// CPU time (user + system) a process has used so far, in µs, from
-/// `/proc/<pid>/stat` (clock ticks; 100 per second on Linux).
+/// CPU time a process has used so far, in µs; 0 once gone.
 fn cpu_us(pid: &str) -> u64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0;
-    };
-    // Fields after the command name, which is in parentheses.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = rest
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
-    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
-    ticks * 10_000
+    mafia_profile::process::cpu_us(pid).unwrap_or(0)
 }
 
 /// Latency histogram in 1 ms buckets, shared by every client task.

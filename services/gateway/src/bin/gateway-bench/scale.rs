@@ -12,49 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use mafia_event_log::testing::RedisServer;
 use mafia_event_log::{EventLog, RedisLog, RedisLogConfig};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
 
 use super::{cpu_us, create_games, play, report, rss_kib, Args};
-
-/// Children killed when the run ends, however it ends.
-struct Killed(Vec<Child>);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        for c in self.0.iter_mut().rev() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// A private redis-server without persistence (the gateways are measured,
-/// not the log), or the one REDIS_URL names.
-fn redis(procs: &mut Killed) -> anyhow::Result<String> {
-    if let Ok(url) = std::env::var("REDIS_URL") {
-        if !url.is_empty() {
-            return Ok(url);
-        }
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .spawn()
-        .context("starting redis-server")?;
-    procs.0.push(child);
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Ok(format!("redis://127.0.0.1:{port}/"));
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    bail!("redis-server did not start")
-}
 
 fn log_config(args: &Args) -> RedisLogConfig {
     RedisLogConfig {
@@ -86,18 +48,37 @@ pub async fn serve_main(url: &str, args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A gateway process and its subscriber process, killed when dropped,
+/// however the run ends (the gateway also ends when its stdin closes).
 struct Pair {
     server: Child,
-    server_in: ChildStdin,
+    /// Held open: the gateway serves until it closes.
+    _server_in: ChildStdin,
     client: Child,
     client_in: ChildStdin,
     client_out: BufReader<ChildStdout>,
 }
 
+impl Drop for Pair {
+    fn drop(&mut self) {
+        for c in [&mut self.client, &mut self.server] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 pub async fn scale_main(args: Args) -> anyhow::Result<()> {
     let n = args.gateways.max(1);
-    let mut procs = Killed(Vec::new());
-    let url = redis(&mut procs)?;
+    // A private redis-server without persistence (the gateways are
+    // measured, not the log), or the one REDIS_URL names.
+    let redis = RedisServer::from_env_or_spawn()?;
+    let url = redis.url().to_owned();
+    let redis_cpu = || {
+        redis
+            .pid()
+            .and_then(|p| mafia_profile::process::cpu_us(&p.to_string()))
+    };
     let log: Arc<dyn EventLog> = Arc::new(RedisLog::connect_with(&url, log_config(&args)).await?);
     let mut games = create_games(log.as_ref(), args.tables).await?;
     let exe = std::env::current_exe()?;
@@ -136,7 +117,7 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
         let client_out = BufReader::new(client.stdout.take().context("stdout")?);
         pairs.push(Pair {
             server,
-            server_in,
+            _server_in: server_in,
             client,
             client_in,
             client_out,
@@ -172,7 +153,7 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
         })
     };
     let (server0, client0) = cpu(&pairs);
-    let redis0: u64 = procs.0.iter().map(|c| cpu_us(&c.id().to_string())).sum();
+    let redis0 = redis_cpu();
     play(
         log.clone(),
         &mut games,
@@ -190,16 +171,13 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
         p99 = p99.max(p99_of);
     }
     let (server1, client1) = cpu(&pairs);
-    let redis1: u64 = procs.0.iter().map(|c| cpu_us(&c.id().to_string())).sum();
+    let redis1 = redis_cpu();
+    let redis_cpu = redis1.zip(redis0).map(|(b, a)| b - a);
     for p in &mut pairs {
         let _ = writeln!(p.client_in, "quit");
         let _ = p.client.wait();
-        let _ = writeln!(p.server_in, "quit");
     }
-    for mut p in pairs {
-        drop(p.server_in);
-        let _ = p.server.wait();
-    }
+    drop(pairs);
 
     let secs = args.secs as f64;
     let deliveries = (raw + gql).max(1) as f64;
@@ -217,10 +195,12 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
         "client_cpu_us_per_delivery: {:.2} us",
         (client1 - client0) as f64 / deliveries
     );
-    println!(
-        "redis_cpu_us_per_delivery: {:.2} us",
-        (redis1 - redis0) as f64 / deliveries
-    );
+    if let Some(us) = redis_cpu {
+        println!(
+            "redis_cpu_us_per_delivery: {:.2} us",
+            us as f64 / deliveries
+        );
+    }
     // The worst of the subscriber processes' figures.
     println!("latency_p50_ms: {p50} ms");
     println!("latency_p99_ms: {p99} ms");
@@ -228,6 +208,5 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
         "kib_per_idle_conn: {:.1} KiB",
         rss_idle.saturating_sub(rss_before) as f64 / connected as f64
     );
-    drop(procs);
     Ok(())
 }
