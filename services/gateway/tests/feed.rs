@@ -430,6 +430,56 @@ async fn a_client_that_answers_no_ping_is_closed_as_idle_and_one_that_does_stays
     assert!(holds_frame(&got, &close_frame(1000, "idle")), "{got:?}");
 }
 
+/// RFC 6455 §7.1.1: the server ends its side after its close frame and
+/// reads the client's last frames until the client ends its side. Had it
+/// stopped reading, a pong sent after its close would reset the connection
+/// and throw away what it had not yet delivered, the close frame with it:
+/// here a client with a small receive window has not yet taken it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_writes_after_the_servers_close_frame_still_gets_it_and_a_clean_end() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = ServerConfig {
+        ping_interval: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(400),
+        ..ServerConfig::default()
+    };
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let sim = game(RuleSetId::Classic, 1);
+    create(&fx.log, "cup.bye.r1.t1.g1", &sim, 1).await;
+    append(&fx.log, "cup.bye.r1.t1.g1", &sim.events[..5]).await;
+    until(&fx.hub, |h| h.has_game(&gid("cup.bye.r1.t1.g1"))).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let tcp = socket.connect(fx.addr).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::client_async(
+        format!("ws://{}/ws/game/cup.bye.r1.t1.g1", fx.addr),
+        tokio_tungstenite::MaybeTlsStream::Plain(tcp),
+    )
+    .await
+    .unwrap();
+    // More than the client's window, which it leaves unread.
+    let n = sim.events.len().min(80);
+    append(&fx.log, "cup.bye.r1.t1.g1", &sim.events[5..n]).await;
+    // Silent past the idle timeout: the server has said goodbye by then.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = ws.get_mut() else {
+        panic!("a plain socket");
+    };
+    // A late pong, masked as a client's frames are.
+    tcp.write_all(&[0x8a, 0x80, 1, 2, 3, 4]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut got = Vec::new();
+    let end = tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut got))
+        .await
+        .expect("the server ended its side within 30 s");
+    assert!(
+        end.is_ok(),
+        "the connection ended with {end:?} after {} bytes, not cleanly",
+        got.len()
+    );
+    assert!(holds_frame(&got, &close_frame(1000, "idle")), "{got:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn departed_subscribers_of_a_quiet_game_are_forgotten() {
     let fx = start(

@@ -34,6 +34,8 @@ struct Out {
     ended: bool,
     /// The connection is gone (a write failed or its task ended).
     closed: bool,
+    /// The close frame is sent or queued: nothing may follow it.
+    said_goodbye: bool,
     /// Something the task watches changed since it last looked.
     changed: bool,
     /// The task, waiting for a change.
@@ -52,6 +54,7 @@ impl Out {
             lagged: false,
             ended: false,
             closed: false,
+            said_goodbye: false,
             changed: false,
             waker: None,
         }
@@ -157,11 +160,18 @@ impl Conn {
     /// marked lagged (its task catches up with a snapshot) and the frame
     /// is not taken. False when the frame was not taken.
     pub fn send(&self, frame: &Bytes, limit: usize) -> bool {
+        self.push(frame, limit, false)
+    }
+
+    /// [`Conn::send`]; `last`: `frame` is the close frame, after which
+    /// nothing is taken.
+    fn push(&self, frame: &Bytes, limit: usize, last: bool) -> bool {
         let mut out = self.lock();
         // A lag refuses feed messages only (`limit` below `usize::MAX`).
-        if out.closed || (out.lagged && limit != usize::MAX) {
+        if out.closed || out.said_goodbye || (out.lagged && limit != usize::MAX) {
             return false;
         }
+        out.said_goodbye = last;
         if out.backlog.is_empty() {
             match self.io.try_write(frame) {
                 Ok(n) if n == frame.len() => return true,
@@ -413,10 +423,15 @@ impl Conn {
         }
     }
 
-    /// Sends `frame` as the last one and waits, at most `within`, for the
-    /// backlog to go out before the socket is shut.
+    /// Sends `frame` as the last one and closes as RFC 6455 §7.1.1 has a
+    /// server close: waits, at most `within` in all, for the backlog to go
+    /// out, then ends its side of the TCP connection and reads (and drops)
+    /// what the client still sends until it ends its side too. A socket
+    /// dropped with the client's pong or close frame unread would answer
+    /// with a reset, which can reach the client before it has read the
+    /// close frame.
     ///
-    /// Boxed: inline, its timer and write readiness would sit in every
+    /// Boxed: inline, its timer and readiness waits would sit in every
     /// connection task's future for the whole connection, idle or not,
     /// for the one time it closes.
     pub fn finish(
@@ -428,11 +443,12 @@ impl Conn {
     }
 
     async fn finish_now(&self, frame: Bytes, within: std::time::Duration) {
-        self.send(&frame, usize::MAX);
-        let flushed = async {
+        self.push(&frame, usize::MAX, true);
+        let handshake = async {
             loop {
                 match self.flush() {
-                    Ok(true) | Err(_) => return,
+                    Ok(true) => break,
+                    Err(_) => return,
                     Ok(false) => {
                         if self.io.writable().await.is_err() {
                             return;
@@ -440,8 +456,26 @@ impl Conn {
                     }
                 }
             }
+            if socket2::SockRef::from(&self.io)
+                .shutdown(std::net::Shutdown::Write)
+                .is_err()
+            {
+                return;
+            }
+            let mut sink = [0u8; 512];
+            loop {
+                if self.io.readable().await.is_err() {
+                    return;
+                }
+                match self.io.try_read(&mut sink) {
+                    Ok(0) => return,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => return,
+                }
+            }
         };
-        let _ = tokio::time::timeout(within, flushed).await;
+        let _ = tokio::time::timeout(within, handshake).await;
         self.close();
     }
 }
