@@ -59,6 +59,13 @@ struct Args {
     /// `BACKEND-TABLES.folded` and `.svg` (needs `perf`).
     #[arg(long, value_name = "DIR")]
     profile: Option<PathBuf>,
+    /// Run the private redis-server under valgrind's callgrind and print
+    /// the instructions it executed per command: a count, steady where its
+    /// CPU time on a shared machine swings by a fifth from run to run.
+    /// Redis runs some 50× slower, so its batches are larger than in a
+    /// plain run: compare these figures only with each other.
+    #[arg(long)]
+    redis_callgrind: bool,
 }
 
 struct Killed(Vec<Child>);
@@ -87,15 +94,38 @@ fn free_port() -> anyhow::Result<u16> {
 }
 
 /// A private redis-server with the append-only file on (fsync every second),
-/// or the one REDIS_URL names.
-fn redis(dir: &std::path::Path, procs: &mut Killed) -> anyhow::Result<(String, Option<u32>)> {
+/// or the one REDIS_URL names; with `callgrind`, run by valgrind's
+/// callgrind (the append-only file is never rewritten then, so a rewrite
+/// does not land in one run's count and not another's).
+fn redis(
+    dir: &std::path::Path,
+    callgrind: bool,
+    procs: &mut Killed,
+) -> anyhow::Result<(String, Option<u32>)> {
     if let Ok(url) = std::env::var("REDIS_URL") {
         if !url.is_empty() {
+            if callgrind {
+                bail!("--redis-callgrind runs its own redis-server: unset REDIS_URL");
+            }
             return Ok((url, None));
         }
     }
     let port = free_port()?;
-    let child = Command::new("redis-server")
+    let mut cmd = if callgrind {
+        let mut c = Command::new("valgrind");
+        c.arg("--tool=callgrind")
+            .arg(format!(
+                "--callgrind-out-file={}",
+                dir.join("redis.callgrind").display()
+            ))
+            .arg("--log-file=/dev/null")
+            .arg("redis-server")
+            .args(["--auto-aof-rewrite-percentage", "0"]);
+        c
+    } else {
+        Command::new("redis-server")
+    };
+    let child = cmd
         .args([
             "--port",
             &port.to_string(),
@@ -112,7 +142,7 @@ fn redis(dir: &std::path::Path, procs: &mut Killed) -> anyhow::Result<(String, O
         .context("starting redis-server")?;
     let pid = child.id();
     procs.0.push(child);
-    for _ in 0..200 {
+    for _ in 0..1200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Ok((format!("redis://127.0.0.1:{port}/"), Some(pid)));
         }
@@ -286,7 +316,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                     cluster = Some(c);
                     url
                 } else {
-                    let (url, pid) = redis(dir.path(), &mut redis_procs)?;
+                    let (url, pid) = redis(dir.path(), args.redis_callgrind, &mut redis_procs)?;
                     redis_pids.extend(pid);
                     url
                 };
@@ -387,6 +417,12 @@ impl Measure<'_> {
         let me = std::process::id();
         let me_before = cpu_ms(me)?;
         let redis_before = sum_cpu(self.redis_pids)?;
+        let callgrind = args.redis_callgrind && self.backend == "redis";
+        if callgrind {
+            for pid in self.redis_pids {
+                callgrind_control(*pid, "-z")?;
+            }
+        }
         // The first referee's profile stands for all of them.
         let profile = match &args.profile {
             Some(dir) => Some(Profile::start(
@@ -408,6 +444,15 @@ impl Measure<'_> {
         let cpu = sum_cpu(&pids)?.saturating_sub(cpu_before);
         let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
         let redis_cpu = sum_cpu(self.redis_pids)?.saturating_sub(redis_before);
+        let redis_instructions = if callgrind {
+            let mut sum = 0;
+            for pid in self.redis_pids {
+                sum += instructions(&callgrind_control(*pid, "-e")?)?;
+            }
+            Some(sum)
+        } else {
+            None
+        };
         if let Some(p) = profile {
             // After the CPU figures: perf's own work is not the referee's.
             println!("{backend}.profile@{tag}: {}", p.finish()?.display());
@@ -426,6 +471,12 @@ impl Measure<'_> {
             println!(
                 "{backend}.redis_cpu_us_per_cmd@{tag}: {:.1} us",
                 per_cmd(redis_cpu)
+            );
+        }
+        if let Some(ir) = redis_instructions {
+            println!(
+                "{backend}.redis_instructions_per_cmd@{tag}: {:.0} instr",
+                ir as f64 / report.commands.max(1) as f64
             );
         }
         println!(
@@ -452,7 +503,49 @@ impl Measure<'_> {
     }
 }
 
+/// `callgrind_control <what> <pid>`'s output.
+fn callgrind_control(pid: u32, what: &str) -> anyhow::Result<String> {
+    let out = Command::new("callgrind_control")
+        .arg(what)
+        .arg(pid.to_string())
+        .output()
+        .context("running callgrind_control (valgrind)")?;
+    if !out.status.success() {
+        bail!(
+            "callgrind_control {what} {pid}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The instructions counted since the last zeroing, summed over threads,
+/// from `callgrind_control -e`'s table (`   Th 1  75,426`).
+fn instructions(report: &str) -> anyhow::Result<u64> {
+    let counts: Vec<u64> = report
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Th "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .map(|n| n.replace(',', "").parse::<u64>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("reading callgrind_control's counts from {report:?}"))?;
+    if counts.is_empty() {
+        bail!("callgrind_control printed no counts: {report:?}");
+    }
+    Ok(counts.iter().sum())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     run(Args::parse()).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn callgrinds_per_thread_counts_are_summed() {
+        let report = "PID 8813: redis-server --port 6402\n\n  Totals:    Ir \n   Th 1  75,426 \n   Th 2       0 \n   Th 3   1,000 \n";
+        assert_eq!(super::instructions(report).unwrap(), 76_426);
+        assert!(super::instructions("PID 1: gone").is_err());
+    }
 }
