@@ -32,6 +32,10 @@ pub struct ServerConfig {
     pub send_timeout: Duration,
     /// Snapshots a lagging connection may be cut back to before it is closed.
     pub max_cutbacks: u32,
+    /// An HTTP connection that has not sent a whole request head this long
+    /// after it connected, or after its last response, is closed: a silent
+    /// or trickling client must not hold a descriptor and a task forever.
+    pub header_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -41,6 +45,7 @@ impl Default for ServerConfig {
             idle_timeout: Duration::from_secs(45),
             send_timeout: Duration::from_secs(10),
             max_cutbacks: 8,
+            header_timeout: Duration::from_secs(30),
         }
     }
 }

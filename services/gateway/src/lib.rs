@@ -45,6 +45,7 @@ pub async fn serve(
     use hyper_util::service::TowerToHyperService;
 
     let closing = state.closing.clone();
+    let header_timeout = state.config.header_timeout;
     let app = router(state);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let http = tokio_util::task::TaskTracker::new();
@@ -69,7 +70,11 @@ pub async fn serve(
         let service = TowerToHyperService::new(app.clone());
         let mut stopped = stopped.clone();
         http.spawn(async move {
+            // hyper keeps no header timeout without a timer: a client that
+            // never finished a request would hold its connection forever.
             let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(tcp), service)
                 .with_upgrades();
             let mut conn = std::pin::pin!(conn);

@@ -480,6 +480,48 @@ async fn a_client_that_writes_after_the_servers_close_frame_still_gets_it_and_a_
     assert!(holds_frame(&got, &close_frame(1000, "idle")), "{got:?}");
 }
 
+/// A client that never sends a whole request head (silent, trickling, or
+/// idle on a kept-alive connection after its answer) is closed after the
+/// header timeout: none of them holds a descriptor and a task for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_connection_that_sends_no_whole_request_head_is_closed_after_the_header_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = ServerConfig {
+        header_timeout: Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let silent = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+    let mut trickling = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+    trickling
+        .write_all(b"GET /api/clock HTTP/1.1\r\nHost: arena\r\n")
+        .await
+        .unwrap();
+    let mut kept = tokio::net::TcpStream::connect(fx.addr).await.unwrap();
+    kept.write_all(b"GET /api/clock HTTP/1.1\r\nHost: arena\r\n\r\n")
+        .await
+        .unwrap();
+    for (name, mut tcp) in [
+        ("silent", silent),
+        ("trickling", trickling),
+        ("kept alive", kept),
+    ] {
+        let mut got = Vec::new();
+        let ended = tokio::time::timeout(Duration::from_secs(20), tcp.read_to_end(&mut got)).await;
+        assert!(
+            ended.is_ok(),
+            "the {name} connection is still open after 20 s"
+        );
+        if name == "kept alive" {
+            assert!(
+                got.starts_with(b"HTTP/1.1 200"),
+                "{}",
+                String::from_utf8_lossy(&got)
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn departed_subscribers_of_a_quiet_game_are_forgotten() {
     let fx = start(
