@@ -1,5 +1,6 @@
 //! What every gRPC server of ours does at the socket and for browsers: the
-//! accepted sockets with TCP_NODELAY, and CORS for gRPC-web callers (the
+//! accepted sockets with TCP_NODELAY and keepalive, the HTTP/2 keepalive,
+//! and CORS for gRPC-web callers (the
 //! judge console) from the origins an operator admits.
 
 use std::time::Duration;
@@ -15,14 +16,28 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 #[error("web origin {0:?} is not an origin (scheme://host[:port], or *)")]
 pub struct BadOrigin(pub String);
 
-/// The listener's connections with TCP_NODELAY set. tonic's
-/// `.tcp_nodelay(true)` applies only to listeners it binds itself; without
-/// it each unary reply's trailer waits ~40 ms for Nagle.
+/// How often a gRPC server pings an HTTP/2 peer, and how long it waits for
+/// the answer before it closes the connection: a judge's laptop that left
+/// the network without closing must not hold its streams for ever.
+pub const KEEPALIVE: Duration = Duration::from_secs(30);
+
+/// The listener's connections with TCP_NODELAY and TCP keepalive set.
+/// tonic's `.tcp_nodelay(true)` and `.tcp_keepalive` apply only to
+/// listeners it binds itself; without no-delay each unary reply's trailer
+/// waits ~40 ms for Nagle, and without keepalive a gRPC-web (HTTP/1)
+/// caller that vanished is never noticed, as HTTP/1 has no ping.
 pub fn nodelay_incoming(listener: TcpListener) -> impl Stream<Item = std::io::Result<TcpStream>> {
-    TcpListenerStream::new(listener).map(|s| {
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE)
+        .with_interval(Duration::from_secs(10))
+        .with_retries(3);
+    TcpListenerStream::new(listener).map(move |s| {
         s.inspect(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
                 tracing::warn!(error = %e, "could not set TCP_NODELAY");
+            }
+            if let Err(e) = socket2::SockRef::from(tcp).set_tcp_keepalive(&keepalive) {
+                tracing::warn!(error = %e, "could not set TCP keepalive");
             }
         })
     })

@@ -37,6 +37,9 @@ pub struct RefereeOptions {
     /// gRPC-web itself is always served; without an origin here a browser
     /// refuses the cross-origin call.
     pub web_origins: Vec<String>,
+    /// HTTP/2 keepalive: a connection is pinged after this long without a
+    /// frame, and closed when the ping is not answered within as long.
+    pub keepalive: Duration,
 }
 
 impl Default for RefereeOptions {
@@ -50,6 +53,7 @@ impl Default for RefereeOptions {
             max_command_bytes: 4 * 1024,
             tls: None,
             web_origins: Vec::new(),
+            keepalive: mafia_proto::web::KEEPALIVE,
         }
     }
 }
@@ -158,7 +162,10 @@ pub async fn start(
     let cors = mafia_proto::web::cors(&opts.web_origins)?;
     // HTTP/1.1 as well as HTTP/2: browsers speak gRPC-web over either, and
     // GrpcWebLayer translates it for the services; native gRPC passes through.
-    let mut builder = Server::builder().accept_http1(true);
+    let mut builder = Server::builder()
+        .accept_http1(true)
+        .http2_keepalive_interval(Some(opts.keepalive))
+        .http2_keepalive_timeout(Some(opts.keepalive));
     if let Some((cert, key)) = &opts.tls {
         builder =
             builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;

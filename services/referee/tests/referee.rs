@@ -6,7 +6,9 @@ use common::*;
 use mafia_judge_client::{play, JudgeSession, Record};
 use mafia_proto::convert::request_from_header;
 use mafia_proto::v1;
+use mafia_referee::RefereeOptions;
 use mafia_rules::{Command, RuleSetId, Seat};
+use std::time::Duration;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -475,6 +477,36 @@ async fn every_accepted_socket_has_tcp_nodelay(b: Backend) {
     r.shutdown().await;
 }
 
+/// A peer that opened an HTTP/2 connection and then went silent (a judge's
+/// laptop off the network) is pinged, and closed when it does not answer:
+/// it must not hold its streams for ever.
+async fn an_http2_peer_that_answers_no_ping_is_closed(b: Backend) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let r = start(
+        b.log().await,
+        RefereeOptions {
+            keepalive: Duration::from_millis(300),
+            ..options()
+        },
+    )
+    .await;
+    let mut tcp = tokio::net::TcpStream::connect(r.addr).await.unwrap();
+    // The client preface and an empty SETTINGS frame; then nothing, not
+    // even the ack of the server's settings or of its pings.
+    tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(20), tcp.read_to_end(&mut got)).await;
+    assert!(ended.is_ok(), "still open after 20 s; read {got:?}");
+    // A PING frame (type 6) came before the end.
+    assert!(
+        got.windows(4).any(|w| w[0] == 0 && w[1] == 8 && w[2] == 6),
+        "no ping in {got:?}"
+    );
+    r.shutdown().await;
+}
+
 async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (rec, _) = record(3, 31);
@@ -672,6 +704,7 @@ both_backends!(
     an_oversized_message_is_refused_and_others_are_still_served,
     an_oversized_submit_ends_the_judge_stream_with_out_of_range,
     every_accepted_socket_has_tcp_nodelay,
+    an_http2_peer_that_answers_no_ping_is_closed,
     a_finished_game_rejects_further_commands_with_game_over,
     a_watcher_gets_past_and_live_events_until_the_game_ends,
     health_reports_serving,

@@ -83,6 +83,8 @@ pub async fn start_with_options(
         // HTTP/1.1 too: browsers speak gRPC-web over either.
         tonic::transport::Server::builder()
             .accept_http1(true)
+            .http2_keepalive_interval(Some(mafia_proto::web::KEEPALIVE))
+            .http2_keepalive_timeout(Some(mafia_proto::web::KEEPALIVE))
             .layer(cors)
             .layer(tonic_web::GrpcWebLayer::new())
             .add_service(health_service)
