@@ -33,16 +33,15 @@ const MAX_BATCH_PAYLOADS: usize = 2048;
 /// a probe of a primary left without a replica is rare.
 const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 
-/// KEYS: per game its shard's feed, its state and events. ARGV: the
-/// shard's feed maxlen, then
-/// per game: game, expected_last_seq, fence, payload count, payloads. Each
-/// game is checked before its first write, so a rejected append writes
-/// nothing, and games are independent: one game's refusal leaves the others
-/// of the batch as they would be alone. Each feed written is trimmed once,
-/// after the batch: a `MAXLEN` on every event's `XADD` cost the server
-/// more (its arguments go through Lua, the trim check and the append-only
-/// file each time). Returns one text for the whole
-/// batch, each game's outcome in order, comma-separated: `ok:<last>`,
+/// KEYS: per game its shard's feed, its state and events. ARGV: the shard's
+/// feed maxlen, then per game: game, expected_last_seq, fence, payload
+/// count, payloads. Each game is checked before its first write, so a
+/// rejected append writes nothing, and games are independent: one game's
+/// refusal leaves the others of the batch as they would be alone. Each feed
+/// written is trimmed once, after the batch: a `MAXLEN` on every event's
+/// `XADD` cost the server more (its arguments go through Lua, the trim
+/// check and the append-only file each time). Returns one text for the
+/// whole batch, each game's outcome in order, comma-separated: `ok:<last>`,
 /// `fenced:<fence>`, `conflict:<last>` or `unknown`. One bulk string, not
 /// an array of arrays: the client's reply parser costs per value, and
 /// parsing two values per game was a tenth of the referee's instructions.

@@ -1,7 +1,7 @@
 //! What every gRPC server of ours does at the socket and for browsers: the
 //! accepted sockets with TCP_NODELAY and keepalive, the HTTP/2 keepalive,
-//! and CORS for gRPC-web callers (the
-//! judge console) from the origins an operator admits.
+//! and CORS for gRPC-web callers (the judge console) from the origins an
+//! operator admits.
 
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ pub const KEEPALIVE: Duration = Duration::from_secs(30);
 /// listeners it binds itself; without no-delay each unary reply's trailer
 /// waits ~40 ms for Nagle, and without keepalive a gRPC-web (HTTP/1)
 /// caller that vanished is never noticed, as HTTP/1 has no ping.
-pub fn nodelay_incoming(listener: TcpListener) -> impl Stream<Item = std::io::Result<TcpStream>> {
+pub fn tuned_incoming(listener: TcpListener) -> impl Stream<Item = std::io::Result<TcpStream>> {
     let keepalive = socket2::TcpKeepalive::new()
         .with_time(KEEPALIVE)
         .with_interval(Duration::from_secs(10))

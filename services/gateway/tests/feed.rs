@@ -379,11 +379,7 @@ async fn server_pings_and_answers_close() {
         ping_interval: Duration::from_millis(100),
         ..ServerConfig::default()
     };
-    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
-    let sim = game(RuleSetId::Classic, 1);
-    create(&fx.log, "cup.ping.r1.t1.g1", &sim, 1).await;
-    append(&fx.log, "cup.ping.r1.t1.g1", &sim.events[..5]).await;
-    until(&fx.hub, |h| h.has_game(&gid("cup.ping.r1.t1.g1"))).await;
+    let (fx, _) = serving_a_game(server, "cup.ping.r1.t1.g1").await;
     let mut ws = connect(fx.addr, "/ws/game/cup.ping.r1.t1.g1").await;
     let mut pinged = false;
     for _ in 0..50 {
@@ -401,16 +397,8 @@ async fn server_pings_and_answers_close() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_answers_no_ping_is_closed_as_idle_and_one_that_does_stays() {
-    let server = ServerConfig {
-        ping_interval: Duration::from_millis(100),
-        idle_timeout: Duration::from_millis(600),
-        ..ServerConfig::default()
-    };
-    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
-    let sim = game(RuleSetId::Classic, 1);
-    create(&fx.log, "cup.idle.r1.t1.g1", &sim, 1).await;
-    append(&fx.log, "cup.idle.r1.t1.g1", &sim.events[..5]).await;
-    until(&fx.hub, |h| h.has_game(&gid("cup.idle.r1.t1.g1"))).await;
+    let server = quick_keepalive(Duration::from_millis(100), Duration::from_millis(600));
+    let (fx, _) = serving_a_game(server, "cup.idle.r1.t1.g1").await;
     let mut silent = connect(fx.addr, "/ws/game/cup.idle.r1.t1.g1").await;
     let mut live = connect(fx.addr, "/ws/game/cup.idle.r1.t1.g1").await;
     // The live one reads (tungstenite answers each ping) for well over the
@@ -438,16 +426,8 @@ async fn a_client_that_answers_no_ping_is_closed_as_idle_and_one_that_does_stays
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_writes_after_the_servers_close_frame_still_gets_it_and_a_clean_end() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server = ServerConfig {
-        ping_interval: Duration::from_millis(100),
-        idle_timeout: Duration::from_millis(400),
-        ..ServerConfig::default()
-    };
-    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
-    let sim = game(RuleSetId::Classic, 1);
-    create(&fx.log, "cup.bye.r1.t1.g1", &sim, 1).await;
-    append(&fx.log, "cup.bye.r1.t1.g1", &sim.events[..5]).await;
-    until(&fx.hub, |h| h.has_game(&gid("cup.bye.r1.t1.g1"))).await;
+    let server = quick_keepalive(Duration::from_millis(100), Duration::from_millis(400));
+    let (fx, sim) = serving_a_game(server, "cup.bye.r1.t1.g1").await;
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
     let tcp = socket.connect(fx.addr).await.unwrap();

@@ -707,11 +707,7 @@ async fn a_subscribe_sent_with_connection_init_is_shared_and_async_graphql_start
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_graphql_connection_is_pinged_and_closed_when_it_answers_nothing() {
-    let server = ServerConfig {
-        ping_interval: Duration::from_millis(100),
-        idle_timeout: Duration::from_millis(600),
-        ..ServerConfig::default()
-    };
+    let server = quick_keepalive(Duration::from_millis(100), Duration::from_millis(600));
     let fx = start(hub_config(Duration::from_secs(3600)), server).await;
     let mut ws = gql_ws(fx.addr, "graphql-transport-ws", "").await;
     send(&mut ws, json!({"type": "connection_init"})).await;

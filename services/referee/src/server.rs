@@ -177,7 +177,7 @@ pub async fn start(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(referee);
-    let incoming = mafia_proto::web::nodelay_incoming(listener);
+    let incoming = mafia_proto::web::tuned_incoming(listener);
     let mut stop = shutdown_rx.clone();
     let server = tokio::spawn(async move {
         let signal = async move {

@@ -89,7 +89,7 @@ pub async fn start_with_options(
             .layer(tonic_web::GrpcWebLayer::new())
             .add_service(health_service)
             .add_service(ScoringServer::new(svc))
-            .serve_with_incoming_shutdown(mafia_proto::web::nodelay_incoming(listener), async {
+            .serve_with_incoming_shutdown(mafia_proto::web::tuned_incoming(listener), async {
                 let _ = stopped.await;
             }),
     );

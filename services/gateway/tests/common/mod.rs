@@ -115,6 +115,27 @@ pub async fn start(hub_config: HubConfig, server: ServerConfig) -> Fixture {
     }
 }
 
+/// A server that pings a silent client every `ping` and closes one silent
+/// for `idle`: the keepalive in milliseconds, for its tests.
+pub fn quick_keepalive(ping: Duration, idle: Duration) -> ServerConfig {
+    ServerConfig {
+        ping_interval: ping,
+        idle_timeout: idle,
+        ..ServerConfig::default()
+    }
+}
+
+/// A gateway with `server`'s settings serving one game, `id`, five events
+/// in; the game, for its later events.
+pub async fn serving_a_game(server: ServerConfig, id: &str) -> (Fixture, SimulatedGame) {
+    let fx = start(hub_config(Duration::from_secs(3600)), server).await;
+    let sim = game(RuleSetId::Classic, 1);
+    create(&fx.log, id, &sim, 1).await;
+    append(&fx.log, id, &sim.events[..5]).await;
+    until(&fx.hub, |h| h.has_game(&gid(id))).await;
+    (fx, sim)
+}
+
 pub fn hub_config(delay: Duration) -> HubConfig {
     HubConfig {
         broadcast_delay: delay,

@@ -17,13 +17,13 @@ use futures::{SinkExt, StreamExt};
 use mafia_event_log::{EmbeddedLog, EventLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
 use mafia_profile::Profile;
-
-mod scale;
 use mafia_rules::sim::simulate;
 use mafia_rules::RuleSetId;
 use rand::SeedableRng;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
+
+mod scale;
 
 #[derive(Parser, Debug, Clone)]
 struct Args {
