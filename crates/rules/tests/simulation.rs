@@ -161,41 +161,48 @@ fn simulated_games_cover_every_kind_of_ending() {
     assert!(seen.contains(&(RuleSetId::Club, NightsWithoutKill)));
 }
 
-#[test]
-fn the_prompts_may_withdraw_is_exactly_when_the_engine_accepts_a_withdrawal() {
-    let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let (mut offered, mut refused_after_nominating) = (0, 0);
+/// Calls `check` with each game state of `games` simulated games per rule
+/// set, before each of their commands, with that command's time.
+fn before_every_command(seed: u64, games: usize, mut check: impl FnMut(RuleSetId, &Game, i64)) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for rules in RuleSetId::ALL {
-        for _ in 0..40 {
+        for _ in 0..games {
             let sim = simulate(rules, &mut rng, 0);
             let (mut game, _) = Game::new(sim.setup.clone(), 0);
             for (at, cmd) in &sim.commands {
-                let (speaker, may_withdraw) = match game.expected().expect {
-                    Expect::Speech {
-                        seat, may_withdraw, ..
-                    } => (Some(seat), may_withdraw),
-                    _ => (None, false),
-                };
-                // Every seat, not only the speaker: nobody else may withdraw
-                // in anyone's speech, nor anyone outside a speech.
-                for by in Seat::all() {
-                    let offered_to = speaker == Some(by) && may_withdraw;
-                    let accepted = game.clone().apply(&Command::Withdraw { by }, *at).is_ok();
-                    assert_eq!(
-                        accepted,
-                        offered_to,
-                        "{rules}, seat {by} at {:?}",
-                        game.step()
-                    );
-                    offered += usize::from(offered_to);
-                    let nominated = game.core().nomination_of[by.index()].is_some();
-                    refused_after_nominating +=
-                        usize::from(speaker == Some(by) && nominated && !accepted);
-                }
+                check(rules, &game, *at);
                 game.apply(cmd, *at).unwrap();
             }
         }
     }
+}
+
+#[test]
+fn the_prompts_may_withdraw_is_exactly_when_the_engine_accepts_a_withdrawal() {
+    let (mut offered, mut refused_after_nominating) = (0, 0);
+    before_every_command(4, 40, |rules, game, at| {
+        let (speaker, may_withdraw) = match game.expected().expect {
+            Expect::Speech {
+                seat, may_withdraw, ..
+            } => (Some(seat), may_withdraw),
+            _ => (None, false),
+        };
+        // Every seat, not only the speaker: nobody else may withdraw in
+        // anyone's speech, nor anyone outside a speech.
+        for by in Seat::all() {
+            let offered_to = speaker == Some(by) && may_withdraw;
+            let accepted = game.clone().apply(&Command::Withdraw { by }, at).is_ok();
+            assert_eq!(
+                accepted,
+                offered_to,
+                "{rules}, seat {by} at {:?}",
+                game.step()
+            );
+            offered += usize::from(offered_to);
+            let nominated = game.core().nomination_of[by.index()].is_some();
+            refused_after_nominating += usize::from(speaker == Some(by) && nominated && !accepted);
+        }
+    });
     // Both sides of the rule were reached: a withdrawal offered, and one
     // refused although the speaker had nominated (a tie speech, or a rule
     // set without withdrawals).
@@ -204,55 +211,47 @@ fn the_prompts_may_withdraw_is_exactly_when_the_engine_accepts_a_withdrawal() {
 
 #[test]
 fn the_prompts_may_nominate_is_exactly_when_the_engine_accepts_a_nomination() {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
     let (mut offered, mut refused_after_nominating) = (0, 0);
-    for rules in RuleSetId::ALL {
-        for _ in 0..20 {
-            let sim = simulate(rules, &mut rng, 0);
-            let (mut game, _) = Game::new(sim.setup.clone(), 0);
-            for (at, cmd) in &sim.commands {
-                let (speaker, may_nominate) = match game.expected().expect {
-                    Expect::Speech {
-                        seat, may_nominate, ..
-                    } => (Some(seat), may_nominate),
-                    _ => (None, false),
-                };
-                for by in Seat::all() {
-                    let offered_to = speaker == Some(by) && may_nominate;
-                    // Anyone else is refused whoever he names: one target
-                    // tells; the speaker gets every one tried.
-                    let targets: Vec<Seat> = if speaker == Some(by) {
-                        Seat::all().collect()
-                    } else {
-                        vec![by]
-                    };
-                    let accepted = targets.iter().any(|&target| {
-                        game.clone()
-                            .apply(&Command::Nominate { by, target }, *at)
-                            .is_ok()
-                    });
-                    let c = game.core();
-                    // Offered but nobody to name: everyone else alive is
-                    // on the ballot already.
-                    let nobody_left = c
-                        .living()
-                        .iter()
-                        .filter(|&t| t != by)
-                        .all(|t| c.nominees.contains(t));
-                    assert!(
-                        accepted == offered_to || (offered_to && nobody_left),
-                        "{rules}, seat {by} at {:?}: offered {offered_to}, accepted {accepted}",
-                        game.step()
-                    );
-                    offered += usize::from(offered_to);
-                    let nominated = c.nomination_of[by.index()].is_some();
-                    refused_after_nominating +=
-                        usize::from(speaker == Some(by) && nominated && !offered_to);
-                }
-                game.apply(cmd, *at).unwrap();
-            }
+    before_every_command(5, 20, |rules, game, at| {
+        let (speaker, may_nominate) = match game.expected().expect {
+            Expect::Speech {
+                seat, may_nominate, ..
+            } => (Some(seat), may_nominate),
+            _ => (None, false),
+        };
+        for by in Seat::all() {
+            let offered_to = speaker == Some(by) && may_nominate;
+            // Anyone else is refused whoever he names: one target tells;
+            // the speaker gets every one tried.
+            let targets: Vec<Seat> = if speaker == Some(by) {
+                Seat::all().collect()
+            } else {
+                vec![by]
+            };
+            let accepted = targets.iter().any(|&target| {
+                game.clone()
+                    .apply(&Command::Nominate { by, target }, at)
+                    .is_ok()
+            });
+            let c = game.core();
+            // Offered but nobody to name: everyone else alive is on the
+            // ballot already.
+            let nobody_left = c
+                .living()
+                .iter()
+                .filter(|&t| t != by)
+                .all(|t| c.nominees.contains(t));
+            assert!(
+                accepted == offered_to || (offered_to && nobody_left),
+                "{rules}, seat {by} at {:?}: offered {offered_to}, accepted {accepted}",
+                game.step()
+            );
+            offered += usize::from(offered_to);
+            let nominated = c.nomination_of[by.index()].is_some();
+            refused_after_nominating +=
+                usize::from(speaker == Some(by) && nominated && !offered_to);
         }
-    }
+    });
     assert!(offered > 0 && refused_after_nominating > 0);
 }
 
