@@ -535,7 +535,10 @@ fn instructions(report: &str) -> anyhow::Result<u64> {
     Ok(counts.iter().sum())
 }
 
-#[tokio::main]
+// The load tool on one thread: its tables then wake one another without
+// futexes or cross-thread steals (13.6 against 15.7 us of CPU per command
+// at 100 tables, 17.0 against 19.9 at 500, throughput unchanged).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     run(Args::parse()).await
 }
