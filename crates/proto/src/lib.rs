@@ -9,6 +9,9 @@ pub mod auth;
 pub mod browser;
 pub mod codec;
 pub mod convert;
+pub mod serve;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod web;
 
 /// Generated messages and the `Referee` client and server.

@@ -1,7 +1,7 @@
 //! What every gRPC server of ours does at the socket and for browsers: the
 //! accepted sockets with TCP_NODELAY and keepalive, the HTTP/2 keepalive,
-//! and CORS for gRPC-web callers (the judge console) from the origins an
-//! operator admits.
+//! the header timeout, and CORS for gRPC-web callers (the judge console)
+//! from the origins an operator admits. [`crate::serve`] applies them.
 
 use std::time::Duration;
 
@@ -21,11 +21,16 @@ pub struct BadOrigin(pub String);
 /// the network without closing must not hold its streams for ever.
 pub const KEEPALIVE: Duration = Duration::from_secs(30);
 
-/// The listener's connections with TCP_NODELAY and TCP keepalive set.
-/// tonic's `.tcp_nodelay(true)` and `.tcp_keepalive` apply only to
-/// listeners it binds itself; without no-delay each unary reply's trailer
-/// waits ~40 ms for Nagle, and without keepalive a gRPC-web (HTTP/1)
-/// caller that vanished is never noticed, as HTTP/1 has no ping.
+/// How long a gRPC server waits for a connection's TLS handshake and first
+/// request head, and for an HTTP/1 connection's next request head after an
+/// answer: a client that sends nothing, or a head a byte at a time, must
+/// not hold a descriptor and a task for ever ([`crate::serve`]).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The listener's connections with TCP_NODELAY and TCP keepalive set:
+/// without no-delay each unary reply's trailer waits ~40 ms for Nagle, and
+/// without keepalive a gRPC-web (HTTP/1) caller that vanished in the middle
+/// of a call is never noticed, as HTTP/1 has no ping.
 pub fn tuned_incoming(listener: TcpListener) -> impl Stream<Item = std::io::Result<TcpStream>> {
     let keepalive = socket2::TcpKeepalive::new()
         .with_time(KEEPALIVE)

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::service::Routes;
 
 /// How a referee runs. `Default` suits tests: no tokens, no TLS, no metrics.
 #[derive(Debug, Clone)]
@@ -40,6 +40,10 @@ pub struct RefereeOptions {
     /// HTTP/2 keepalive: a connection is pinged after this long without a
     /// frame, and closed when the ping is not answered within as long.
     pub keepalive: Duration,
+    /// How long a connection may take for its TLS handshake and first
+    /// request head, and an HTTP/1 (gRPC-web) connection for each next
+    /// head after an answer, before it is closed.
+    pub header_timeout: Duration,
 }
 
 impl Default for RefereeOptions {
@@ -54,6 +58,7 @@ impl Default for RefereeOptions {
             tls: None,
             web_origins: Vec::new(),
             keepalive: mafia_proto::web::KEEPALIVE,
+            header_timeout: mafia_proto::web::HEADER_TIMEOUT,
         }
     }
 }
@@ -70,7 +75,7 @@ pub fn default_owner() -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     #[error("tls: {0}")]
-    Tls(#[from] tonic::transport::Error),
+    Tls(#[from] mafia_proto::serve::TlsError),
     #[error("reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("io: {0}")]
@@ -84,7 +89,7 @@ pub struct RunningReferee {
     pub addr: SocketAddr,
     pub metrics: Arc<Metrics>,
     shutdown: watch::Sender<bool>,
-    server: JoinHandle<Result<(), tonic::transport::Error>>,
+    server: JoinHandle<()>,
     background: Vec<JoinHandle<()>>,
     shared: Arc<Shared>,
     tasks_done: mpsc::Receiver<()>,
@@ -160,24 +165,18 @@ pub async fn start(
     .max_encoding_message_size(opts.max_message_bytes.max(1024 * 1024));
 
     let cors = mafia_proto::web::cors(&opts.web_origins)?;
-    // HTTP/1.1 as well as HTTP/2: browsers speak gRPC-web over either, and
-    // GrpcWebLayer translates it for the services; native gRPC passes through.
-    let mut builder = Server::builder()
-        .accept_http1(true)
-        .http2_keepalive_interval(Some(opts.keepalive))
-        .http2_keepalive_timeout(Some(opts.keepalive));
-    if let Some((cert, key)) = &opts.tls {
-        builder =
-            builder.tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))?;
-    }
-    let router = builder
-        .layer(cors)
-        .layer(tonic_web::GrpcWebLayer::new())
-        .add_service(health_service)
+    let tls = match &opts.tls {
+        Some((cert, key)) => Some(mafia_proto::serve::Tls::from_pem(cert, key)?),
+        None => None,
+    };
+    let connections = mafia_proto::serve::Connections {
+        keepalive: opts.keepalive,
+        header_timeout: opts.header_timeout,
+    };
+    let routes = Routes::new(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(referee);
-    let incoming = mafia_proto::web::tuned_incoming(listener);
     let mut stop = shutdown_rx.clone();
     let server = tokio::spawn(async move {
         let signal = async move {
@@ -186,7 +185,7 @@ pub async fn start(
                 .set_not_serving::<RefereeServer<RefereeService>>()
                 .await;
         };
-        router.serve_with_incoming_shutdown(incoming, signal).await
+        mafia_proto::serve::serve(listener, routes, cors, connections, tls, signal).await
     });
     tracing::info!(%addr, owner = %opts.owner, tls = opts.tls.is_some(), "referee listening");
     Ok(RunningReferee {
@@ -242,10 +241,8 @@ impl RunningReferee {
             ..
         } = self;
         let _ = shutdown.send(true);
-        match server.await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::warn!(error = %e, "server ended with an error"),
-            Err(e) => tracing::warn!(error = %e, "server task failed"),
+        if let Err(e) = server.await {
+            tracing::warn!(error = %e, "server task failed");
         }
         for b in background {
             let _ = b.await;

@@ -20,8 +20,9 @@ fn record(table: u32, seed: u64) -> Record {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_trusting_the_ca_plays_a_game_over_tls() {
+/// A CA's certificate, and a certificate for `referee.test` it signed with
+/// its key: (CA PEM, (certificate PEM, key PEM)).
+fn ca_and_referee_identity() -> (Vec<u8>, (Vec<u8>, Vec<u8>)) {
     use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
     let ca_key = KeyPair::generate().unwrap();
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
@@ -32,13 +33,19 @@ async fn a_client_trusting_the_ca_plays_a_game_over_tls() {
         .unwrap()
         .signed_by(&key, &ca, &ca_key)
         .unwrap();
+    let identity = (cert.pem().into_bytes(), key.serialize_pem().into_bytes());
+    (ca.pem().into_bytes(), identity)
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_trusting_the_ca_plays_a_game_over_tls() {
+    let (ca, identity) = ca_and_referee_identity();
     let b = Backend::embedded();
     let mut opts = options();
-    opts.tls = Some((cert.pem().into_bytes(), key.serialize_pem().into_bytes()));
+    opts.tls = Some(identity);
     let r = start(b.log().await, opts).await;
     let mut cfg = ClientConfig::new(vec![format!("https://{}", r.addr)], TABLE3);
-    cfg.tls_ca = Some(ca.pem().into_bytes());
+    cfg.tls_ca = Some(ca);
     cfg.tls_domain = Some("referee.test".into());
     let report = play(Referee::new(cfg).unwrap(), &record(3, 51), None)
         .await
@@ -51,6 +58,34 @@ async fn a_client_trusting_the_ca_plays_a_game_over_tls() {
         Ok(mut c) => c.get_game(v1::GetGameRequest::default()).await.is_err(),
     };
     assert!(refused);
+    r.shutdown().await;
+}
+
+/// A TLS connection that never finishes its handshake (silent, or a
+/// record announced and never sent) is closed after the header timeout, as
+/// a plain one that never finishes a request head is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_connection_without_a_whole_handshake_is_closed_after_the_header_timeout() {
+    use mafia_proto::testing::closed_by_the_server;
+    let b = Backend::embedded();
+    let mut opts = short_header_timeout();
+    opts.tls = Some(ca_and_referee_identity().1);
+    let r = start(b.log().await, opts).await;
+    let connect = || async { tokio::net::TcpStream::connect(r.addr).await.unwrap() };
+    let bound = std::time::Duration::from_secs(20);
+    // A handshake record's header, announcing 512 bytes that never come.
+    let (silent, announced) = tokio::join!(
+        closed_by_the_server(connect().await, b"", bound),
+        closed_by_the_server(connect().await, b"\x16\x03\x01\x02\x00", bound),
+    );
+    assert!(
+        silent.is_some(),
+        "the silent connection is open after {bound:?}"
+    );
+    assert!(
+        announced.is_some(),
+        "the announcing connection is open after {bound:?}"
+    );
     r.shutdown().await;
 }
 

@@ -507,6 +507,30 @@ async fn an_http2_peer_that_answers_no_ping_is_closed(b: Backend) {
     r.shutdown().await;
 }
 
+/// A connection that never finishes a request (silent, trickling a head,
+/// or kept alive after its answer) is closed after the header timeout: none
+/// holds a descriptor and a task for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_sends_no_whole_request_head_is_closed_after_the_header_timeout() {
+    let b = Backend::embedded();
+    let r = start(b.log().await, short_header_timeout()).await;
+    mafia_proto::testing::assert_http1_connections_without_a_request_are_closed(
+        r.addr,
+        Duration::from_secs(20),
+    )
+    .await;
+    r.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http2_connection_outlives_the_header_timeout() {
+    let b = Backend::embedded();
+    let r = start(b.log().await, short_header_timeout()).await;
+    mafia_proto::testing::assert_an_idle_http2_connection_is_kept(r.addr, Duration::from_secs(3))
+        .await;
+    r.shutdown().await;
+}
+
 async fn a_finished_game_rejects_further_commands_with_game_over(b: Backend) {
     let r = start(b.log().await, options()).await;
     let (rec, _) = record(3, 31);

@@ -5,18 +5,20 @@ use crate::service::ScoringService;
 use crate::store::Store;
 use mafia_access::Tokens;
 use mafia_event_log::EventLog;
+use mafia_proto::serve::{serve, Connections};
 use mafia_proto::v1::scoring_server::ScoringServer;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tonic::service::Routes;
 
 pub struct Running {
     pub addr: SocketAddr,
     pub store: Arc<Store>,
     stop: Option<oneshot::Sender<()>>,
     stop_follower: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), tonic::transport::Error>>,
+    task: JoinHandle<()>,
     follower: JoinHandle<()>,
     progress: tokio::sync::watch::Receiver<Progress>,
     metrics_stop: tokio::sync::watch::Sender<bool>,
@@ -61,6 +63,19 @@ pub async fn start_with_options(
     tokens: Tokens,
     opts: ServeOptions,
 ) -> std::io::Result<Running> {
+    start_with_connections(listener, log, tokens, opts, Connections::default()).await
+}
+
+/// [`start_with_options`] with the connections' keepalive and header
+/// timeout chosen (tests shorten them). Not a field of [`ServeOptions`],
+/// which callers build field by field.
+pub async fn start_with_connections(
+    listener: tokio::net::TcpListener,
+    log: Arc<dyn EventLog>,
+    tokens: Tokens,
+    opts: ServeOptions,
+    connections: Connections,
+) -> std::io::Result<Running> {
     let ServeOptions {
         referee,
         web_origins,
@@ -79,20 +94,10 @@ pub async fn start_with_options(
     // grpc probes ask (deploy/).
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<ScoringServer<ScoringService>>().await;
-    let task = tokio::spawn(
-        // HTTP/1.1 too: browsers speak gRPC-web over either.
-        tonic::transport::Server::builder()
-            .accept_http1(true)
-            .http2_keepalive_interval(Some(mafia_proto::web::KEEPALIVE))
-            .http2_keepalive_timeout(Some(mafia_proto::web::KEEPALIVE))
-            .layer(cors)
-            .layer(tonic_web::GrpcWebLayer::new())
-            .add_service(health_service)
-            .add_service(ScoringServer::new(svc))
-            .serve_with_incoming_shutdown(mafia_proto::web::tuned_incoming(listener), async {
-                let _ = stopped.await;
-            }),
-    );
+    let routes = Routes::new(health_service).add_service(ScoringServer::new(svc));
+    let task = tokio::spawn(serve(listener, routes, cors, connections, None, async {
+        let _ = stopped.await;
+    }));
     let (stop_follower, follower_stopped) = oneshot::channel::<()>();
     let (progress_tx, progress) = tokio::sync::watch::channel(Progress::default());
     let follower = tokio::spawn(crate::follower::run(store.clone(), progress_tx, async {
@@ -164,10 +169,8 @@ impl Running {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
-        match (&mut self.task).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => tracing::warn!(error = %e, "scoring server ended with an error"),
-            Err(e) => tracing::warn!(error = %e, "scoring server task failed"),
+        if let Err(e) = (&mut self.task).await {
+            tracing::warn!(error = %e, "scoring server task failed");
         }
     }
 }

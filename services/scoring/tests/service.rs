@@ -1142,3 +1142,48 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     assert_eq!(summary(&mut c).await.version, v, "nothing stored");
     running.shutdown().await;
 }
+
+/// The service on an embedded log with a 1 s header timeout.
+async fn serve_with_a_short_header_timeout() -> (tempfile::TempDir, Running) {
+    let (dir, log) = embedded().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let connections = mafia_proto::serve::Connections {
+        header_timeout: std::time::Duration::from_secs(1),
+        ..Default::default()
+    };
+    let running = mafia_scoring::start_with_connections(
+        listener,
+        log,
+        Tokens::from_json(TOKENS).unwrap(),
+        mafia_scoring::ServeOptions::default(),
+        connections,
+    )
+    .await
+    .unwrap();
+    (dir, running)
+}
+
+/// A connection that never finishes a request (silent, trickling a head,
+/// or kept alive after its answer) is closed after the header timeout: none
+/// holds a descriptor and a task for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_sends_no_whole_request_head_is_closed_after_the_header_timeout() {
+    let (_dir, running) = serve_with_a_short_header_timeout().await;
+    mafia_proto::testing::assert_http1_connections_without_a_request_are_closed(
+        running.addr,
+        std::time::Duration::from_secs(20),
+    )
+    .await;
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http2_connection_outlives_the_header_timeout() {
+    let (_dir, running) = serve_with_a_short_header_timeout().await;
+    mafia_proto::testing::assert_an_idle_http2_connection_is_kept(
+        running.addr,
+        std::time::Duration::from_secs(3),
+    )
+    .await;
+    running.shutdown().await;
+}

@@ -60,6 +60,14 @@ pub fn options() -> RefereeOptions {
     }
 }
 
+/// [`options`] with a 1 s header timeout.
+pub fn short_header_timeout() -> RefereeOptions {
+    RefereeOptions {
+        header_timeout: Duration::from_secs(1),
+        ..options()
+    }
+}
+
 /// The test token file: the chief judge, and a table judge of table 3 of
 /// tournament `cup`.
 pub fn tokens_json() -> String {
