@@ -20,6 +20,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+// jemalloc, as every service binary (see services/referee/src/main.rs).
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser, Debug)]
 #[command(name = "mafia-arena", version, about)]
 struct Args {

@@ -10,6 +10,10 @@ use clap::Parser;
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog};
 use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
 
+// jemalloc, as every service binary (see services/referee/src/main.rs).
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser, Debug)]
 #[command(about = "Live tables for hall screens, overlays, spectators and judges")]
 struct Args {

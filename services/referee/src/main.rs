@@ -7,6 +7,12 @@ use mafia_referee::{server, RefereeOptions, Tokens};
 use std::sync::Arc;
 use std::time::Duration;
 
+// jemalloc, chosen on measurement (issue 15): against glibc's allocator it
+// cost the referee 8-12 % less CPU per command and the gateway 5-10 % less
+// per delivery, with the same memory per table and per connection.
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Store {
     /// A local append-only log file (one referee per file).
@@ -74,11 +80,23 @@ struct Args {
     /// Log JSON lines instead of text (filter with RUST_LOG, default info).
     #[arg(long, env = "MAFIA_REFEREE_LOG_JSON")]
     log_json: bool,
+    /// Threads running the referee's tasks (default: one per core). On a
+    /// machine whose cores it shares with Redis or a gateway, fewer threads
+    /// spend less CPU per command: a wakeup then seldom crosses threads.
+    #[arg(long, env = "MAFIA_REFEREE_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = args.workers {
+        runtime.worker_threads(usize::from(n));
+    }
+    runtime.enable_all().build()?.block_on(serve(args))
+}
+
+async fn serve(args: Args) -> anyhow::Result<()> {
     let filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     // Logs go to stderr: stdout carries the "listening on" line for scripts.

@@ -6,6 +6,10 @@ use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
 use mafia_scoring::{start_with_options, RefereeLink, ServeOptions, Tokens};
 use std::sync::Arc;
 
+// jemalloc, as every service binary (see services/referee/src/main.rs).
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The scoring service: tournaments stored in the event log, standings from
 /// the tournament crate.
 #[derive(Parser, Debug)]

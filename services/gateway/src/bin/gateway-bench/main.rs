@@ -25,6 +25,11 @@ use tokio_tungstenite::tungstenite::Message;
 
 mod scale;
 
+// The gateway's allocator (services/gateway/src/main.rs): the server side
+// of this bench stands for it.
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser, Debug, Clone)]
 struct Args {
     /// Simulated tables.
@@ -74,13 +79,15 @@ fn rss_kib(pid: &str) -> u64 {
     mafia_profile::process::rss_kib(pid).unwrap_or(0)
 }
 
-/// Heap bytes in use (glibc's count, `mallinfo2`): unlike the RSS, it does
-/// not keep what a burst of handshakes used and freed, so it is the
-/// connections' own state.
+/// Heap bytes in use (jemalloc's count): unlike the RSS, it does not keep
+/// what a burst of handshakes used and freed, so it is the connections' own
+/// state.
 fn heap_in_use() -> u64 {
-    // SAFETY: mallinfo2 only reads the allocator's counters.
-    let m = unsafe { libc::mallinfo2() };
-    (m.uordblks + m.hblkhd) as u64
+    // The counters are a snapshot taken at each epoch.
+    if tikv_jemalloc_ctl::epoch::advance().is_err() {
+        return 0;
+    }
+    tikv_jemalloc_ctl::stats::allocated::read().map_or(0, |b| b as u64)
 }
 
 /// CPU time a process has used so far, in µs; 0 once gone.
