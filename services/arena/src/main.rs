@@ -185,6 +185,7 @@ async fn main() -> anyhow::Result<()> {
             }),
             // The judge console sends post-game inputs from the gateway's page.
             web_origins: console_origins(addr),
+            ..Default::default()
         },
     )
     .await?;

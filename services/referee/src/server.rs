@@ -37,13 +37,9 @@ pub struct RefereeOptions {
     /// gRPC-web itself is always served; without an origin here a browser
     /// refuses the cross-origin call.
     pub web_origins: Vec<String>,
-    /// HTTP/2 keepalive: a connection is pinged after this long without a
-    /// frame, and closed when the ping is not answered within as long.
-    pub keepalive: Duration,
-    /// How long a connection may take for its TLS handshake and first
-    /// request head, and an HTTP/1 (gRPC-web) connection for each next
-    /// head after an answer, before it is closed.
-    pub header_timeout: Duration,
+    /// The connections' HTTP/2 keepalive and header timeout (TLS
+    /// handshake, first request head, each next HTTP/1 head).
+    pub connections: mafia_proto::serve::Connections,
 }
 
 impl Default for RefereeOptions {
@@ -57,8 +53,7 @@ impl Default for RefereeOptions {
             max_command_bytes: 4 * 1024,
             tls: None,
             web_origins: Vec::new(),
-            keepalive: mafia_proto::web::KEEPALIVE,
-            header_timeout: mafia_proto::web::HEADER_TIMEOUT,
+            connections: mafia_proto::serve::Connections::default(),
         }
     }
 }
@@ -169,10 +164,7 @@ pub async fn start(
         Some((cert, key)) => Some(mafia_proto::serve::Tls::from_pem(cert, key)?),
         None => None,
     };
-    let connections = mafia_proto::serve::Connections {
-        keepalive: opts.keepalive,
-        header_timeout: opts.header_timeout,
-    };
+    let connections = opts.connections;
     let routes = Routes::new(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

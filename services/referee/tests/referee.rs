@@ -485,7 +485,10 @@ async fn an_http2_peer_that_answers_no_ping_is_closed(b: Backend) {
     let r = start(
         b.log().await,
         RefereeOptions {
-            keepalive: Duration::from_millis(300),
+            connections: mafia_proto::serve::Connections {
+                keepalive: Duration::from_millis(300),
+                ..Default::default()
+            },
             ..options()
         },
     )

@@ -19,7 +19,5 @@ pub mod store;
 
 pub use mafia_access::Tokens;
 pub use open_round::RefereeLink;
-pub use server::{
-    start, start_with, start_with_connections, start_with_options, Running, ServeOptions,
-};
+pub use server::{start, start_with, start_with_options, Running, ServeOptions};
 pub use store::{Store, StoreError};

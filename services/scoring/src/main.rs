@@ -106,6 +106,7 @@ async fn main() -> anyhow::Result<()> {
     let opts = ServeOptions {
         referee,
         web_origins: args.web_origins,
+        ..Default::default()
     };
     let mut running = start_with_options(listener, log, tokens, opts).await?;
     if !args.metrics_listen.is_empty() {

@@ -55,6 +55,9 @@ pub struct ServeOptions {
     /// Origins whose pages may call the service over gRPC-web (the judge
     /// console sends post-game inputs), e.g. `http://10.0.0.2:8080`, or `*`.
     pub web_origins: Vec<String>,
+    /// The connections' HTTP/2 keepalive and header timeout (tests shorten
+    /// them).
+    pub connections: Connections,
 }
 
 pub async fn start_with_options(
@@ -63,22 +66,10 @@ pub async fn start_with_options(
     tokens: Tokens,
     opts: ServeOptions,
 ) -> std::io::Result<Running> {
-    start_with_connections(listener, log, tokens, opts, Connections::default()).await
-}
-
-/// [`start_with_options`] with the connections' keepalive and header
-/// timeout chosen (tests shorten them). Not a field of [`ServeOptions`],
-/// which callers build field by field.
-pub async fn start_with_connections(
-    listener: tokio::net::TcpListener,
-    log: Arc<dyn EventLog>,
-    tokens: Tokens,
-    opts: ServeOptions,
-    connections: Connections,
-) -> std::io::Result<Running> {
     let ServeOptions {
         referee,
         web_origins,
+        connections,
     } = opts;
     let cors = mafia_proto::web::cors(&web_origins)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;

@@ -1147,19 +1147,17 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
 async fn serve_with_a_short_header_timeout() -> (tempfile::TempDir, Running) {
     let (dir, log) = embedded().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let connections = mafia_proto::serve::Connections {
-        header_timeout: std::time::Duration::from_secs(1),
+    let opts = mafia_scoring::ServeOptions {
+        connections: mafia_proto::serve::Connections {
+            header_timeout: std::time::Duration::from_secs(1),
+            ..Default::default()
+        },
         ..Default::default()
     };
-    let running = mafia_scoring::start_with_connections(
-        listener,
-        log,
-        Tokens::from_json(TOKENS).unwrap(),
-        mafia_scoring::ServeOptions::default(),
-        connections,
-    )
-    .await
-    .unwrap();
+    let running =
+        mafia_scoring::start_with_options(listener, log, Tokens::from_json(TOKENS).unwrap(), opts)
+            .await
+            .unwrap();
     (dir, running)
 }
 

@@ -92,6 +92,7 @@ impl Stack {
                 mafia_scoring::ServeOptions {
                     referee: None,
                     web_origins: vec![format!("http://{gateway}")],
+                    ..Default::default()
                 },
             )
             .await

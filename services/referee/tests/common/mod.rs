@@ -63,7 +63,10 @@ pub fn options() -> RefereeOptions {
 /// [`options`] with a 1 s header timeout.
 pub fn short_header_timeout() -> RefereeOptions {
     RefereeOptions {
-        header_timeout: Duration::from_secs(1),
+        connections: mafia_proto::serve::Connections {
+            header_timeout: Duration::from_secs(1),
+            ..Default::default()
+        },
         ..options()
     }
 }
