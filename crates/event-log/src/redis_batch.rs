@@ -35,7 +35,13 @@ const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 
 /// KEYS: per game its shard's feed, its state and events. ARGV: the shard's
 /// feed maxlen, then per game: game, expected_last_seq, fence, payload
-/// count, payloads. Each game is checked before its first write, so a
+/// count, payloads. A game's events are a list, seq s at index s - 1, so
+/// its last seq is the list's length: a stream with ids `<seq>-0` and the
+/// last seq kept in the state hash cost an `XADD` and an `HSET` per
+/// event, executed and written to the append-only file (the list and its
+/// length: about a sixth fewer server instructions per event). The
+/// expected seq is read with `tonumber`: a length is exact in a double,
+/// and an expected seq past 2^53 cannot round to one. Each game is checked before its first write, so a
 /// rejected append writes nothing, and games are independent: one game's
 /// refusal leaves the others of the batch as they would be alone. Each feed
 /// written is trimmed once, after the batch: a `MAXLEN` on every event's
@@ -53,22 +59,26 @@ local a, k, g = 2, 1, 0
 while a <= #ARGV do
   g = g + 1
   local n = tonumber(ARGV[a + 3])
-  local st = redis.call('HMGET', KEYS[k + 1], 'last_seq', 'fence')
-  if not st[1] then out[g] = 'unknown'
-  elseif st[2] ~= ARGV[a + 2] then out[g] = 'fenced:' .. (st[2] or '')
-  elseif st[1] ~= ARGV[a + 1] then out[g] = 'conflict:' .. st[1]
+  local fence = redis.call('HGET', KEYS[k + 1], 'fence')
+  local len = fence and redis.call('LLEN', KEYS[k + 2])
+  if not fence then out[g] = 'unknown'
+  elseif fence ~= ARGV[a + 2] then out[g] = 'fenced:' .. fence
+  elseif len ~= tonumber(ARGV[a + 1]) then out[g] = 'conflict:' .. string.format('%d', len)
   else
-    local seq = tonumber(st[1])
+    local seq = len
+    -- In pieces: unpack's results go on Lua's C stack (8000 slots).
+    local i, last_i = a + 4, a + 3 + n
+    while i <= last_i do
+      local j = math.min(i + 999, last_i)
+      redis.call('RPUSH', KEYS[k + 2], unpack(ARGV, i, j))
+      i = j + 1
+    end
     for i = a + 4, a + 3 + n do
       seq = seq + 1
-      local s = string.format('%d', seq)
-      redis.call('XADD', KEYS[k + 2], s .. '-0', 'p', ARGV[i])
-      redis.call('XADD', KEYS[k], '*', 'g', ARGV[a], 's', s, 'p', ARGV[i])
+      redis.call('XADD', KEYS[k], '*', 'g', ARGV[a], 's', string.format('%d', seq), 'p', ARGV[i])
     end
     feeds[KEYS[k]] = true
-    local last = string.format('%d', seq)
-    redis.call('HSET', KEYS[k + 1], 'last_seq', last)
-    out[g] = 'ok:' .. last
+    out[g] = 'ok:' .. string.format('%d', seq)
   end
   a = a + 4 + n
   k = k + 3

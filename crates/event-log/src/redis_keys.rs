@@ -1,7 +1,7 @@
 //! The Redis key layout, laid out for Redis Cluster: the feed is split into
 //! shards, each game belongs to one shard (a stable hash of its id), and
 //! every key of a shard carries the shard's hash tag, so a game's header,
-//! state (last seq, fence), events, lease and its shard's feed stream are
+//! state (its fence), events, lease and its shard's feed stream are
 //! in one slot. Every script touches the keys of one slot only: appending
 //! and writing the feed stay one atomic script, on a cluster too.
 //!
@@ -9,8 +9,8 @@
 //! {<prefix>:<k>.<salt>}:games                 set of the shard's game ids
 //! {<prefix>:<k>.<salt>}:feed                  the shard's feed stream
 //! {<prefix>:<k>.<salt>}:game:<id>:header      string
-//! {<prefix>:<k>.<salt>}:game:<id>:state       hash: last_seq, fence
-//! {<prefix>:<k>.<salt>}:game:<id>:events      stream, ids <seq>-0
+//! {<prefix>:<k>.<salt>}:game:<id>:state       hash: fence
+//! {<prefix>:<k>.<salt>}:game:<id>:events      list of payloads, seq s at index s - 1
 //! {<prefix>:<k>.<salt>}:game:<id>:lease       "<fence>:<owner>", PX
 //! ```
 //!
