@@ -65,16 +65,29 @@ struct Args {
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
+    /// Threads of the runtime; by default one per core. On a machine whose
+    /// cores it shares with its subscribers' or other services' work, fewer
+    /// threads spend less CPU per delivery: a wakeup then seldom crosses
+    /// threads.
+    #[arg(long, env = "MAFIA_GATEWAY_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = args.workers {
+        runtime.worker_threads(usize::from(n));
+    }
+    runtime.enable_all().build()?.block_on(serve(args))
+}
+
+async fn serve(args: Args) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let args = Args::parse();
     if args.print_schema {
         print!("{}", mafia_gateway::graphql::sdl());
         return Ok(());

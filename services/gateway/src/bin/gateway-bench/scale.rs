@@ -87,6 +87,7 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
     for i in 0..n {
         let mut server = Command::new(&exe)
             .args(["--serve-redis", &url, "--run", &args.run.to_string()])
+            .args(["--workers", &args.workers.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -109,6 +110,7 @@ pub async fn scale_main(args: Args) -> anyhow::Result<()> {
             .args(["--tables", &args.tables.to_string()])
             .args(["--raw", &share(args.raw).to_string()])
             .args(["--graphql", &share(args.graphql).to_string()])
+            .args(["--workers", &args.workers.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
