@@ -15,7 +15,7 @@ use std::sync::{Arc, LazyLock};
 
 use futures::future::BoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
-use redis::streams::StreamRangeReply;
+use redis::streams::{StreamRangeReply, StreamReadReply};
 use redis::{Script, Value};
 
 use crate::position::{parse_pos, Position};
@@ -28,8 +28,15 @@ use crate::{FeedCursor, FeedEntry, FeedStream, LogError, RedisLogConfig};
 /// entries after its cursor (`{'ok', entries}`), or `{'trimmed', first}`
 /// when entries after it may have been trimmed away (MAXLEN ~ drops the
 /// oldest; XREAD alone would skip them in silence). Cursor "0-0" is "every
-/// retained entry" and is never trimmed. Ids are compared as (length, text)
-/// pairs of their decimal halves.
+/// retained entry" and is never trimmed.
+///
+/// The range starts at the cursor itself: while the cursor's own entry is
+/// still there, nothing after it was trimmed (the oldest go first), and
+/// that entry is dropped from the answer. Only a cursor whose entry is gone
+/// (or never was one) pays for `XINFO STREAM`, whose answer carries the
+/// first and last entries whole: asking it of every shard on every read
+/// cost the server more than the appends it followed. Ids are compared as
+/// (length, text) pairs of their decimal halves.
 static FEED_READ: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -47,32 +54,40 @@ local function id_lt(a, b)
   if am ~= bm then return lt(am, bm) end
   return lt(half(a, 2), half(b, 2))
 end
+local count = tonumber(ARGV[1])
 local out = {}
 for k = 1, #KEYS do
   local key, cursor = KEYS[k], ARGV[k + 1]
-  if redis.call('EXISTS', key) == 0 then
-    out[k] = {'ok', {}}
+  if cursor == '0-0' then
+    out[k] = {'ok', redis.call('XRANGE', key, '-', '+', 'COUNT', count)}
   else
-    local trimmed
-    if cursor ~= '0-0' then
-      local info = redis.call('XINFO', 'STREAM', key)
-      local added, len, first
-      for i = 1, #info, 2 do
-        local f = info[i]
-        if f == 'entries-added' then added = info[i + 1]
-        elseif f == 'length' then len = info[i + 1]
-        elseif f == 'first-entry' then first = info[i + 1] end
-      end
-      -- Conservative: a cursor equal to the newest trimmed id also lands
-      -- here, although nothing after it was lost.
-      if added and len and added > len and first and first[1] and id_lt(cursor, first[1]) then
-        trimmed = first[1]
-      end
-    end
-    if trimmed then
-      out[k] = {'trimmed', trimmed}
+    local got = redis.call('XRANGE', key, cursor, '+', 'COUNT', count + 1)
+    if got[1] and got[1][1] == cursor then
+      table.remove(got, 1)
+      out[k] = {'ok', got}
     else
-      out[k] = {'ok', redis.call('XRANGE', key, '(' .. cursor, '+', 'COUNT', ARGV[1])}
+      local trimmed
+      if redis.call('EXISTS', key) == 1 then
+        local info = redis.call('XINFO', 'STREAM', key)
+        local added, len, first
+        for i = 1, #info, 2 do
+          local f = info[i]
+          if f == 'entries-added' then added = info[i + 1]
+          elseif f == 'length' then len = info[i + 1]
+          elseif f == 'first-entry' then first = info[i + 1] end
+        end
+        -- Conservative: a cursor equal to the newest trimmed id also lands
+        -- here, although nothing after it was lost.
+        if added and len and added > len and first and first[1] and id_lt(cursor, first[1]) then
+          trimmed = first[1]
+        end
+      end
+      if trimmed then
+        out[k] = {'trimmed', trimmed}
+      else
+        if #got > count then table.remove(got) end
+        out[k] = {'ok', got}
+      end
     end
   end
 end
@@ -133,7 +148,12 @@ struct Feed {
     buf: VecDeque<(u16, String, FeedEntry)>,
     /// The groups' blocked `XREAD`s, each ending when its group has news
     /// (or its block ran out).
-    wakes: FuturesUnordered<BoxFuture<'static, (usize, Result<(), LogError>)>>,
+    wakes: FuturesUnordered<BoxFuture<'static, Woken>>,
+    /// The last read may have left entries behind (a shard gave a whole
+    /// batch, or nothing was read yet): read again before waiting. Else
+    /// wait first: a blocked `XREAD` returns at once when news came since,
+    /// and a read that finds nothing costs the server a script call.
+    more: bool,
     done: bool,
 }
 
@@ -146,9 +166,17 @@ struct Group {
     /// Its own connection, for the blocking `XREAD`.
     blocking: Option<Conn>,
     waiting: bool,
+    /// Per shard: read it next time (its `XREAD` said it has news, or its
+    /// last read was a whole batch). The others are not read: with one
+    /// event per wakeup, a read of every shard cost the server a dozen
+    /// times the one that has it.
+    stale: Vec<bool>,
 }
 
 type FeedItem = Result<(FeedCursor, FeedEntry), LogError>;
+
+/// A group's `XREAD` returned: the group, and its keys that have news.
+type Woken = (usize, Result<Vec<String>, LogError>);
 
 pub(crate) fn open(
     target: Target,
@@ -167,6 +195,7 @@ pub(crate) fn open(
         groups: Vec::new(),
         buf: VecDeque::new(),
         wakes: FuturesUnordered::new(),
+        more: true,
         done: false,
     };
     Box::pin(futures::stream::unfold(feed, Feed::next))
@@ -196,10 +225,10 @@ impl Feed {
                 self.pos.insert(k, id);
                 return Ok((cursor_of(&self.pos), entry));
             }
-            self.read().await?;
-            if self.buf.is_empty() {
+            if !self.more {
                 self.wait().await?;
             }
+            self.read().await?;
         }
     }
 }
@@ -243,6 +272,7 @@ impl Feed {
             .map(|set| Group {
                 keys: set.iter().map(|(k, _)| self.layout.feed_key(*k)).collect(),
                 shards: set.iter().map(|(k, _)| *k).collect(),
+                stale: vec![true; set.len()],
                 ids: set.into_iter().map(|(_, id)| id).collect(),
                 blocking: None,
                 waiting: false,
@@ -250,26 +280,42 @@ impl Feed {
             .collect();
     }
 
-    /// Reads every group once, on the shared connection: each batch by
-    /// [`FEED_READ`], which first checks that nothing after the cursors was
-    /// trimmed.
+    /// Reads the stale shards of every group once, on the shared
+    /// connection: each group's by [`FEED_READ`], which first checks that
+    /// nothing after the cursors was trimmed.
     async fn read(&mut self) -> Result<(), LogError> {
-        let reads = self.groups.iter().map(|g| {
+        let reads = self.groups.iter().enumerate().filter_map(|(gi, g)| {
+            let read: Vec<usize> = (0..g.keys.len()).filter(|&i| g.stale[i]).collect();
+            if read.is_empty() {
+                return None;
+            }
             let mut conn = self.conn.clone();
             let mut inv = FEED_READ.prepare_invoke();
-            for key in &g.keys {
-                inv.key(key);
+            for &i in &read {
+                inv.key(&g.keys[i]);
             }
             inv.arg(self.cfg.feed_batch);
-            for id in &g.ids {
-                inv.arg(id);
+            for &i in &read {
+                inv.arg(&g.ids[i]);
             }
-            async move { inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await }
+            Some(async move {
+                let replies = inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await?;
+                Ok::<_, LogError>((gi, read, replies))
+            })
         });
         let replies = futures::future::try_join_all(reads).await?;
         let mut batch = Vec::new();
-        for (g, replies) in self.groups.iter_mut().zip(replies) {
-            for (i, (status, body)) in replies.into_iter().enumerate() {
+        self.more = false;
+        for (gi, read, replies) in replies {
+            let g = &mut self.groups[gi];
+            if replies.len() != read.len() {
+                return Err(LogError::Corrupt(format!(
+                    "feed read answered {} shards of {}",
+                    replies.len(),
+                    read.len()
+                )));
+            }
+            for (i, (status, body)) in read.into_iter().zip(replies) {
                 let k = g.shards[i];
                 match status.as_str() {
                     "ok" => {}
@@ -285,6 +331,8 @@ impl Feed {
                     _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
                 }
                 let range: StreamRangeReply = redis::from_redis_value(&body)?;
+                g.stale[i] = range.ids.len() >= self.cfg.feed_batch.max(1);
+                self.more |= g.stale[i];
                 for e in range.ids {
                     let game: String = e
                         .get("g")
@@ -332,14 +380,23 @@ impl Feed {
                 .arg(&g.ids);
             g.waiting = true;
             self.wakes.push(Box::pin(async move {
-                let r: Result<Value, _> = cmd.query_async(&mut conn).await;
-                (i, r.map(drop).map_err(LogError::from))
+                let r: Result<Option<StreamReadReply>, _> = cmd.query_async(&mut conn).await;
+                let keys = r.map(|r| {
+                    r.map_or_else(Vec::new, |r| r.keys.into_iter().map(|k| k.key).collect())
+                });
+                (i, keys.map_err(LogError::from))
             }));
         }
         match self.wakes.next().await {
             Some((i, result)) => {
-                self.groups[i].waiting = false;
-                result
+                let g = &mut self.groups[i];
+                g.waiting = false;
+                for key in result? {
+                    if let Some(at) = g.keys.iter().position(|k| *k == key) {
+                        g.stale[at] = true;
+                    }
+                }
+                Ok(())
             }
             None => Ok(()),
         }

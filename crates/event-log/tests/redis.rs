@@ -139,7 +139,7 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
     drop(feed);
 
     let last = append_past_the_cap(&log, 1).await;
-    // The per-game stream is never trimmed.
+    // The per-game log is never trimmed.
     assert_eq!(log.read("g", 1, 1_000).await.unwrap().len(), 301);
 
     let mut feed = log.feed(early);
@@ -151,6 +151,39 @@ async fn feed_is_capped_and_a_cursor_behind_the_cap_is_reported_trimmed() {
     let mut feed = log.feed(log.feed_head().await.unwrap());
     log.append("g", last, 0, &batch("z", 1)).await.unwrap();
     assert_eq!(take_feed(&mut feed, 1).await[0].1.seq, last + 1);
+}
+
+/// The feed reads from the cursor's own entry to learn cheaply that
+/// nothing after it was trimmed; a cursor that names no entry (here, one
+/// just before the first) takes the slower check and is not mistaken for
+/// a trimmed one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_that_names_no_entry_reads_what_follows_it() {
+    let (log, _prefix, _server) = capped_log("event-log-cursor-between").await;
+    log.append("g", 1, 0, &batch("b", 2)).await.unwrap();
+    let mut feed = log.feed(FeedCursor::beginning());
+    let first = take_feed(&mut feed, 1).await[0].0.clone();
+    drop(feed);
+    // The first entry's shard moved to an id just before that entry.
+    let before: Vec<String> = first
+        .as_str()
+        .split(',')
+        .map(|part| {
+            let (shard, id) = part.split_once(':').unwrap();
+            if id == "0-0" {
+                return part.to_owned();
+            }
+            let ms: u64 = id.split_once('-').unwrap().0.parse().unwrap();
+            format!("{shard}:{}-99", ms - 1)
+        })
+        .collect();
+    let mut feed = log.feed(FeedCursor::from(before.join(",")));
+    let seqs: Vec<u64> = take_feed(&mut feed, 3)
+        .await
+        .into_iter()
+        .map(|(_, e)| e.seq)
+        .collect();
+    assert_eq!(seqs, vec![1, 2, 3]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
