@@ -67,10 +67,10 @@ struct Args {
     #[arg(long)]
     redis_callgrind: bool,
     /// Threads of each referee's runtime (its `--workers`); 0 for its
-    /// default, one per core. One by default: on two cores shared with
-    /// Redis and this load tool, a second thread cost the referee a third
-    /// more CPU per command at 10 tables and a sixth more at 100, for the
-    /// same throughput.
+    /// default, one per core. One by default (a current-thread runtime):
+    /// on two cores shared with Redis and this load tool, a second thread
+    /// cost the referee a third more CPU per command at 10 tables and a
+    /// sixth more at 100, for the same throughput.
     #[arg(long, default_value_t = 1)]
     referee_workers: u16,
 }
