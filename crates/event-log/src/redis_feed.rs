@@ -149,11 +149,6 @@ struct Feed {
     /// The groups' blocked `XREAD`s, each ending when its group has news
     /// (or its block ran out).
     wakes: FuturesUnordered<BoxFuture<'static, Woken>>,
-    /// The last read may have left entries behind (a shard gave a whole
-    /// batch, or nothing was read yet): read again before waiting. Else
-    /// wait first: a blocked `XREAD` returns at once when news came since,
-    /// and a read that finds nothing costs the server a script call.
-    more: bool,
     done: bool,
 }
 
@@ -195,7 +190,6 @@ pub(crate) fn open(
         groups: Vec::new(),
         buf: VecDeque::new(),
         wakes: FuturesUnordered::new(),
-        more: true,
         done: false,
     };
     Box::pin(futures::stream::unfold(feed, Feed::next))
@@ -225,7 +219,11 @@ impl Feed {
                 self.pos.insert(k, id);
                 return Ok((cursor_of(&self.pos), entry));
             }
-            if !self.more {
+            // Read first while some shard is stale (nothing read yet, or
+            // its last read was a whole batch); else wait first: a blocked
+            // `XREAD` returns at once when news came since, and a read that
+            // finds nothing costs the server a script call.
+            if !self.groups.iter().any(|g| g.stale.contains(&true)) {
                 self.wait().await?;
             }
             self.read().await?;
@@ -305,7 +303,6 @@ impl Feed {
         });
         let replies = futures::future::try_join_all(reads).await?;
         let mut batch = Vec::new();
-        self.more = false;
         for (gi, read, replies) in replies {
             let g = &mut self.groups[gi];
             if replies.len() != read.len() {
@@ -332,7 +329,6 @@ impl Feed {
                 }
                 let range: StreamRangeReply = redis::from_redis_value(&body)?;
                 g.stale[i] = range.ids.len() >= self.cfg.feed_batch.max(1);
-                self.more |= g.stale[i];
                 for e in range.ids {
                     let game: String = e
                         .get("g")

@@ -357,24 +357,19 @@ impl EventLog for RedisLog {
     ) -> Result<Vec<StoredEvent>, LogError> {
         validate_game_id(game)?;
         let mut conn = self.conn.clone();
-        if max == 0 {
-            let exists: bool = conn.exists(self.key(game, "state")).await?;
-            return if exists {
-                Ok(Vec::new())
-            } else {
-                Err(LogError::UnknownGame(game.to_owned()))
-            };
-        }
         // Seq s is the list's element s - 1; Redis parses indexes as signed
-        // 64-bit integers.
+        // 64-bit integers. Nothing to read is the empty range 1..=0, so an
+        // unknown game is still told.
         let first = from_seq.max(1) - 1;
-        let last = first.saturating_add(max as u64 - 1).min(i64::MAX as u64);
-        if first > last {
-            return Ok(Vec::new());
-        }
+        let (start, stop) = match (max as u64).checked_sub(1) {
+            Some(more) if first <= i64::MAX as u64 => {
+                (first, first.saturating_add(more).min(i64::MAX as u64))
+            }
+            _ => (1, 0),
+        };
         let (exists, payloads): (bool, Vec<Vec<u8>>) = redis::pipe()
             .exists(self.key(game, "state"))
-            .lrange(self.key(game, "events"), first as isize, last as isize)
+            .lrange(self.key(game, "events"), start as isize, stop as isize)
             .query_async(&mut conn)
             .await?;
         if !exists {
@@ -382,7 +377,7 @@ impl EventLog for RedisLog {
         }
         Ok(payloads
             .into_iter()
-            .zip(first + 1..)
+            .zip(start + 1..)
             .map(|(payload, seq)| StoredEvent {
                 seq,
                 payload: Bytes::from(payload),
