@@ -21,10 +21,11 @@ use std::time::{Duration, Instant};
 const TOKEN: &str = "bench-chief-token";
 
 // mimalloc for the load tool only, so it costs as little of the shared two
-// cores as it can. The services keep the system allocator: with mimalloc
-// the referee on Redis used 6–20 % less CPU per command but 40 % more
-// memory per table, and on the embedded store (the default) up to twice
-// the CPU and 5–7× the memory (issue 15; figures in the commit log).
+// cores as it can. The services run on jemalloc (services/referee/src/
+// main.rs): with mimalloc the referee on Redis used 6–20 % less CPU per
+// command but 40 % more memory per table, and on the embedded store (the
+// default) up to twice the CPU and 5–7× the memory (issue 15; figures in
+// the commit log).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
