@@ -21,6 +21,7 @@ use mafia_rules::sim::simulate;
 use mafia_rules::RuleSetId;
 use rand::SeedableRng;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
 mod scale;
@@ -152,6 +153,22 @@ fn delta_at(text: &str) -> Option<i64> {
     rest[..end].parse().ok()
 }
 
+/// Connects a subscriber. With tungstenite's default read buffer (128 KiB,
+/// zeroed again before each read) the subscribers spent half their CPU in
+/// `memset` and held 128 KiB per connection; the gateway's messages are a
+/// few hundred bytes, and a longer one is read in several pieces.
+async fn subscribe<R: IntoClientRequest + Unpin>(
+    req: R,
+) -> Option<
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+> {
+    let config = WebSocketConfig::default().read_buffer_size(4096);
+    tokio_tungstenite::connect_async_with_config(req, Some(config), true)
+        .await
+        .ok()
+        .map(|(ws, _)| ws)
+}
+
 struct ClientStats {
     raw: AtomicU64,
     gql: AtomicU64,
@@ -166,7 +183,7 @@ async fn raw_client(
     stop: Arc<AtomicBool>,
 ) {
     let url = format!("ws://{addr}/ws/game/{table}");
-    let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await else {
+    let Some(ws) = subscribe(url).await else {
         return;
     };
     stats.connected.fetch_add(1, Ordering::Relaxed);
@@ -209,7 +226,7 @@ async fn gql_client(
         "sec-websocket-protocol",
         "graphql-transport-ws".parse().expect("valid header"),
     );
-    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(req).await else {
+    let Some(mut ws) = subscribe(req).await else {
         return;
     };
     let init = r#"{"type":"connection_init"}"#;
@@ -231,7 +248,7 @@ async fn gql_client(
 /// A client that connects and never reads again.
 async fn stalled_client(addr: SocketAddr, table: String, hold: Arc<AtomicBool>) {
     let url = format!("ws://{addr}/ws/game/{table}");
-    if let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await {
+    if let Some(ws) = subscribe(url).await {
         while !hold.load(Ordering::Relaxed) {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
