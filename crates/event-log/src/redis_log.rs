@@ -361,11 +361,13 @@ impl EventLog for RedisLog {
         // 64-bit integers. Nothing to read is the empty range 1..=0, so an
         // unknown game is still told.
         let first = from_seq.max(1) - 1;
-        let (start, stop) = match (max as u64).checked_sub(1) {
-            Some(more) if first <= i64::MAX as u64 => {
-                (first, first.saturating_add(more).min(i64::MAX as u64))
-            }
-            _ => (1, 0),
+        let (start, stop) = if max == 0 || first > i64::MAX as u64 {
+            (1, 0)
+        } else {
+            (
+                first,
+                first.saturating_add(max as u64 - 1).min(i64::MAX as u64),
+            )
         };
         let (exists, payloads): (bool, Vec<Vec<u8>>) = redis::pipe()
             .exists(self.key(game, "state"))

@@ -93,14 +93,14 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let mut runtime = match args.workers {
-        Some(1) => tokio::runtime::Builder::new_current_thread(),
-        Some(n) => {
-            let mut b = tokio::runtime::Builder::new_multi_thread();
+    let mut runtime = if args.workers == Some(1) {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        if let Some(n) = args.workers {
             b.worker_threads(usize::from(n));
-            b
         }
-        None => tokio::runtime::Builder::new_multi_thread(),
+        b
     };
     runtime.enable_all().build()?.block_on(serve(args))
 }
