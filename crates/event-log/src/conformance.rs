@@ -54,6 +54,7 @@ macro_rules! event_log_conformance_tests {
             invalid_arguments_are_rejected_without_effect,
             feed_delivers_every_event_once_in_order_across_games,
             feed_resumes_after_a_cursor,
+            feed_resumes_from_a_cursor_inside_one_append,
             feed_from_head_or_now_skips_earlier_events,
             concurrent_appenders_on_the_same_expected_seq_exactly_one_wins,
             concurrent_lease_acquirers_exactly_one_wins,
@@ -538,6 +539,53 @@ pub async fn feed_resumes_after_a_cursor(log: Arc<dyn EventLog>) {
     assert_eq!(g1.len(), 4);
 }
 
+/// A follower that stopped between two events of one append resumes with
+/// the next of them (a Redis feed entry holds an append's events, up to a
+/// thousand), and a long append comes whole and in order.
+pub async fn feed_resumes_from_a_cursor_inside_one_append(log: Arc<dyn EventLog>) {
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &payloads("a", 4)).await.unwrap();
+    let mut first = log.feed(FeedCursor::beginning());
+    let seen = take_feed(&mut first, 4).await;
+    drop(first);
+    let seqs = |items: &[(FeedCursor, FeedEntry)]| -> Vec<u64> {
+        items.iter().map(|(_, e)| e.seq).collect()
+    };
+    assert_eq!(seqs(&seen), vec![1, 2, 3, 4]);
+    for (i, (cursor, entry)) in seen.iter().enumerate() {
+        assert_eq!(entry.payload, payloads("a", 4)[i]);
+        let mut resumed = log.feed(FeedCursor::from(cursor.as_str().to_owned()));
+        let rest = take_feed(&mut resumed, 3 - i).await;
+        assert_eq!(
+            seqs(&rest),
+            (i as u64 + 2..=4).collect::<Vec<_>>(),
+            "resumed after event {} of the append",
+            i + 1
+        );
+        assert_feed_quiet(&mut resumed).await;
+    }
+
+    let mut resumed = log.feed(seen[1].0.clone());
+    const LONG: usize = 2_500;
+    let long = payloads("b", LONG);
+    log.append("g", 4, 0, &long).await.unwrap();
+    let rest = take_feed(&mut resumed, 2 + LONG).await;
+    assert_eq!(seqs(&rest), (3..=4 + LONG as u64).collect::<Vec<_>>());
+    assert!(rest[2..]
+        .iter()
+        .zip(&long)
+        .all(|((_, e), p)| e.payload == *p));
+    let mut cursors: Vec<&str> = rest.iter().map(|(c, _)| c.as_str()).collect();
+    cursors.dedup();
+    assert_eq!(cursors.len(), rest.len(), "every event has its own cursor");
+    // From the middle of the long append: its second half, nothing else.
+    let mut half = log.feed(rest[2 + LONG / 2].0.clone());
+    let tail = take_feed(&mut half, LONG / 2 - 1).await;
+    assert_eq!(tail[0].1.seq, 4 + LONG as u64 / 2 + 2);
+    assert_eq!(tail.last().map(|(_, e)| e.seq), Some(4 + LONG as u64));
+    assert_feed_quiet(&mut half).await;
+}
+
 pub async fn feed_from_head_or_now_skips_earlier_events(log: Arc<dyn EventLog>) {
     log.create_game("g", b"h").await.unwrap();
     log.append("g", 0, 0, &payloads("old", 3)).await.unwrap();
@@ -968,8 +1016,9 @@ pub async fn follower_from_a_cursor_older_than_the_retention_says_so_and_reads_t
     assert_eq!(next_followed(&mut games).await, Followed::CaughtUp);
     // Far more than the retention while neither follower reads.
     const N: u64 = 600;
-    for b in 0..N / 20 {
-        log.append("g", 1 + b * 20, 0, &payloads(&format!("b{b}"), 20))
+    // Two events per append: a Redis feed keeps an append as one entry.
+    for b in 0..N / 2 {
+        log.append("g", 1 + b * 2, 0, &payloads(&format!("b{b}"), 2))
             .await
             .unwrap();
     }

@@ -48,8 +48,8 @@ fn behind(cursor: Option<&FeedCursor>, moved: Instant, head: &FeedCursor) -> f64
         return 0.0; // "now": nothing written yet
     };
     let empty = match &head_at {
-        Position::All(p) => *p == (0, 0),
-        Position::Shards(v) => v.iter().all(|(_, p)| *p == (0, 0)),
+        Position::All(p) => (p.0, p.1) == (0, 0),
+        Position::Shards(v) => v.iter().all(|(_, p)| (p.0, p.1) == (0, 0)),
     };
     if head.is_now() || empty {
         return 0.0;
@@ -66,10 +66,10 @@ fn behind(cursor: Option<&FeedCursor>, moved: Instant, head: &FeedCursor) -> f64
     let at = Position::parse(cursor);
     let gaps: Option<Vec<u64>> = match (&head_at, &at) {
         (_, Some(at)) if stamped(cursor) && stamped(head) => match &head_at {
-            Position::All((h, _)) => at.of(0).map(|(c, _)| vec![h.saturating_sub(c)]),
+            Position::All((h, ..)) => at.of(0).map(|(c, ..)| vec![h.saturating_sub(c)]),
             Position::Shards(v) => v
                 .iter()
-                .map(|(k, (h, _))| at.of(*k).map(|(c, _)| h.saturating_sub(c)))
+                .map(|(k, (h, ..))| at.of(*k).map(|(c, ..)| h.saturating_sub(c)))
                 .collect(),
         },
         _ => None,

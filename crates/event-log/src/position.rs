@@ -1,13 +1,19 @@
 //! What a feed cursor's text says, for the followers that compare cursors
 //! and narrow them to some shards. Both backends' positions read as
-//! `(major, minor)`: a Redis stream id `ms-n`, or an embedded counter `n`.
-//! A Redis cursor names one position per feed shard, `k:ms-n` joined by
-//! commas; a bare position stands for every shard at once ("0": the start
-//! of each).
+//! `(major, minor, yielded)`: a Redis stream id `ms-n`, or an embedded
+//! counter `n`. A Redis feed entry holds one append's events, so a
+//! position inside one says how many of them were yielded: `ms-n.c`, the
+//! first `c`; a bare id is the whole entry ([`WHOLE`]), which sorts after
+//! any part of it. A Redis cursor names one position per feed shard,
+//! `k:ms-n` joined by commas; a bare position stands for every shard at
+//! once ("0": the start of each).
 
 use crate::FeedCursor;
 
-pub(crate) type Pos = (u64, u64);
+pub(crate) type Pos = (u64, u64, u32);
+
+/// The `yielded` of a position past all of its entry's events.
+pub(crate) const WHOLE: u32 = u32::MAX;
 
 /// A cursor, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +25,23 @@ pub(crate) enum Position {
 }
 
 pub(crate) fn parse_pos(s: &str) -> Option<Pos> {
-    match s.split_once('-') {
-        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-        None => Some((s.parse().ok()?, 0)),
+    let (id, yielded) = match s.split_once('.') {
+        Some((id, c)) => (id, c.parse().ok().filter(|&c| c < WHOLE)?),
+        None => (s, WHOLE),
+    };
+    match id.split_once('-') {
+        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?, yielded)),
+        None if yielded == WHOLE => Some((id.parse().ok()?, 0, WHOLE)),
+        None => None,
+    }
+}
+
+/// `p` as a Redis shard position: `ms-n`, or `ms-n.c` inside an entry.
+pub(crate) fn pos_text((a, b, c): Pos) -> String {
+    if c == WHOLE {
+        format!("{a}-{b}")
+    } else {
+        format!("{a}-{b}.{c}")
     }
 }
 
@@ -53,11 +73,13 @@ impl Position {
 
     pub(crate) fn to_cursor(&self) -> FeedCursor {
         match self {
-            Position::All((a, 0)) => FeedCursor::from(a.to_string()),
-            Position::All((a, b)) => FeedCursor::from(format!("{a}-{b}")),
+            Position::All((a, 0, WHOLE)) => FeedCursor::from(a.to_string()),
+            Position::All(p) => FeedCursor::from(pos_text(*p)),
             Position::Shards(v) => {
-                let parts: Vec<String> =
-                    v.iter().map(|(k, (a, b))| format!("{k}:{a}-{b}")).collect();
+                let parts: Vec<String> = v
+                    .iter()
+                    .map(|(k, p)| format!("{k}:{}", pos_text(*p)))
+                    .collect();
                 FeedCursor::from(parts.join(","))
             }
         }
@@ -129,7 +151,17 @@ mod tests {
             Some(c("0:1-0,2:3-0"))
         );
         assert_eq!(restrict(&c("$"), &[1]), None);
-        let round = c("0:1-2,15:3-4");
+        let round = c("0:1-2,15:3-4.2");
         assert_eq!(Position::parse(&round).unwrap().to_cursor(), round);
+    }
+
+    #[test]
+    fn a_position_inside_an_entry_sorts_before_the_whole_entry() {
+        assert!(at_or_past(&c("0:7-1"), &c("0:7-1.2")));
+        assert!(!at_or_past(&c("0:7-1.2"), &c("0:7-1")));
+        assert!(at_or_past(&c("0:7-1.3"), &c("0:7-1.2")));
+        assert!(at_or_past(&c("0:7-2.1"), &c("0:7-1")));
+        assert!(Position::parse(&c("0:7.1")).is_none());
+        assert!(Position::parse(&c("0:7-1.x")).is_none());
     }
 }

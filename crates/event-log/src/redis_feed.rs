@@ -13,19 +13,20 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, LazyLock};
 
+use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
 use redis::streams::{StreamRangeReply, StreamReadReply};
 use redis::{Script, Value};
 
-use crate::position::{parse_pos, Position};
+use crate::position::{parse_pos, pos_text, Position};
 use crate::redis_conn::{Conn, Target};
 use crate::redis_keys::Layout;
-use crate::redis_log::field_bytes;
 use crate::{FeedCursor, FeedEntry, FeedStream, LogError, RedisLogConfig};
 
 /// KEYS: shard feeds. ARGV: count, then a cursor per key. Per key, the
-/// entries after its cursor (`{'ok', entries}`), or `{'trimmed', first}`
+/// entries after its cursor (from its own entry on, for a cursor inside
+/// one) (`{'ok', entries}`), or `{'trimmed', first}`
 /// when entries after it may have been trimmed away (MAXLEN ~ drops the
 /// oldest; XREAD alone would skip them in silence). Cursor "0-0" is "every
 /// retained entry" and is never trimmed.
@@ -58,12 +59,19 @@ local count = tonumber(ARGV[1])
 local out = {}
 for k = 1, #KEYS do
   local key, cursor = KEYS[k], ARGV[k + 1]
+  -- 'ms-n.c': part of entry ms-n was yielded; the entry is read again.
+  local dot = string.find(cursor, '.', 1, true)
+  if dot then cursor = string.sub(cursor, 1, dot - 1) end
   if cursor == '0-0' then
     out[k] = {'ok', redis.call('XRANGE', key, '-', '+', 'COUNT', count)}
   else
     local got = redis.call('XRANGE', key, cursor, '+', 'COUNT', count + 1)
     if got[1] and got[1][1] == cursor then
-      table.remove(got, 1)
+      if dot then
+        if #got > count then table.remove(got) end
+      else
+        table.remove(got, 1)
+      end
       out[k] = {'ok', got}
     else
       local trimmed
@@ -248,11 +256,10 @@ async fn resolve(
     };
     let bad = || LogError::InvalidArgument(format!("not a redis feed cursor: {from}"));
     match Position::parse(&from).ok_or_else(bad)? {
-        Position::All((a, b)) => Ok((0..n).map(|k| (k, format!("{a}-{b}"))).collect()),
-        Position::Shards(v) if !v.is_empty() && v.iter().all(|(k, _)| *k < n) => Ok(v
-            .into_iter()
-            .map(|(k, (a, b))| (k, format!("{a}-{b}")))
-            .collect()),
+        Position::All(p) => Ok((0..n).map(|k| (k, pos_text(p))).collect()),
+        Position::Shards(v) if !v.is_empty() && v.iter().all(|(k, _)| *k < n) => {
+            Ok(v.into_iter().map(|(k, p)| (k, pos_text(p))).collect())
+        }
         Position::Shards(_) => Err(bad()),
     }
 }
@@ -327,18 +334,39 @@ impl Feed {
                     }
                     _ => return Err(LogError::Corrupt(format!("feed read said {status:?}"))),
                 }
-                let range: StreamRangeReply = redis::from_redis_value(&body)?;
-                g.stale[i] = range.ids.len() >= self.cfg.feed_batch.max(1);
-                for e in range.ids {
-                    let game: String = e
-                        .get("g")
-                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks g", e.id)))?;
-                    let seq: u64 = e
-                        .get("s")
-                        .ok_or_else(|| LogError::Corrupt(format!("feed entry {} lacks s", e.id)))?;
-                    let payload = field_bytes(&e, "p")?;
-                    g.ids[i].clone_from(&e.id);
-                    batch.push((parse_pos(&e.id), k, e.id, FeedEntry { game, seq, payload }));
+                let entries = entries(body)?;
+                g.stale[i] = entries.len() >= self.cfg.feed_batch.max(1);
+                // A cursor inside an entry: that entry comes again, its
+                // first `c` events already yielded.
+                let (cursor_id, mut skip) = match g.ids[i].split_once('.') {
+                    Some((id, c)) => (id.to_owned(), c.parse().unwrap_or(usize::MAX)),
+                    None => (String::new(), 0),
+                };
+                if entries.is_empty() && !cursor_id.is_empty() {
+                    g.ids[i] = cursor_id.clone();
+                }
+                for e in entries {
+                    let at = parse_pos(&e.id);
+                    let from = if e.id == cursor_id {
+                        std::mem::take(&mut skip)
+                    } else {
+                        0
+                    };
+                    let n = e.payloads.len();
+                    for (j, payload) in e.payloads.into_iter().enumerate().skip(from) {
+                        let pos = if j + 1 == n {
+                            e.id.clone()
+                        } else {
+                            format!("{}.{}", e.id, j + 1)
+                        };
+                        let entry = FeedEntry {
+                            game: e.game.clone(),
+                            seq: e.first_seq + j as u64,
+                            payload,
+                        };
+                        batch.push((at, k, pos, entry));
+                    }
+                    g.ids[i] = e.id;
                 }
             }
         }
@@ -397,4 +425,65 @@ impl Feed {
             None => Ok(()),
         }
     }
+}
+
+/// One feed entry: one append's events of one game (before feed entries
+/// held an append, one event each: read the same way).
+struct RawEntry {
+    id: String,
+    game: String,
+    first_seq: u64,
+    payloads: Vec<Bytes>,
+}
+
+/// An `XRANGE` reply's entries, read from the reply itself: the client's
+/// stream reply type keeps fields in a map, one per name, and an entry
+/// repeats `p` once per event.
+fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
+    let corrupt = |what: &str| LogError::Corrupt(format!("feed read: {what}"));
+    let Value::Array(items) = body else {
+        return Err(corrupt("not a list of entries"));
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            let Value::Array(parts) = item else {
+                return Err(corrupt("an entry is not a list"));
+            };
+            let [id, Value::Array(fields)] = <[Value; 2]>::try_from(parts)
+                .map_err(|_| corrupt("an entry is not an id and its fields"))?
+            else {
+                return Err(corrupt("an entry's fields are not a list"));
+            };
+            let id: String = redis::from_redis_value(&id)?;
+            let (mut game, mut first_seq, mut payloads) = (None, None, Vec::new());
+            let mut fields = fields.into_iter();
+            while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
+                match (name, value) {
+                    (Value::BulkString(n), v) if n == b"g" => {
+                        game = Some(redis::from_redis_value::<String>(&v)?);
+                    }
+                    (Value::BulkString(n), v) if n == b"s" => {
+                        first_seq = Some(redis::from_redis_value::<u64>(&v)?);
+                    }
+                    (Value::BulkString(n), Value::BulkString(p)) if n == b"p" => {
+                        payloads.push(Bytes::from(p));
+                    }
+                    _ => {}
+                }
+            }
+            let lacks = |f: &str| LogError::Corrupt(format!("feed entry {id} lacks {f}"));
+            let game = game.ok_or_else(|| lacks("g"))?;
+            let first_seq = first_seq.ok_or_else(|| lacks("s"))?;
+            if payloads.is_empty() {
+                return Err(lacks("p"));
+            }
+            Ok(RawEntry {
+                id,
+                game,
+                first_seq,
+                payloads,
+            })
+        })
+        .collect()
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use redis::streams::StreamId;
 use redis::{AsyncCommands, Script};
 use tokio::sync::{mpsc, oneshot};
 
@@ -26,8 +25,9 @@ pub struct RedisLogConfig {
     /// Inside every key's hash tag (`{prefix:k.salt}:games`, …; see the
     /// crate README). Tests use a unique one each.
     pub prefix: String,
-    /// Approximate cap of the whole feed (`XADD MAXLEN ~`, each shard kept
-    /// at its share). A follower that far behind loses entries; see
+    /// Approximate cap of the whole feed in entries, one per append
+    /// (`XTRIM MAXLEN ~`, each shard kept at its share). A follower that
+    /// far behind loses entries; see
     /// [`LogError::FeedTrimmed`].
     pub feed_maxlen: u64,
     /// Shard streams the feed is split into (a game's shard is a stable
@@ -42,7 +42,7 @@ pub struct RedisLogConfig {
     pub response_timeout: Option<Duration>,
     /// How long one `XREAD BLOCK` of a feed waits before re-issuing.
     pub feed_block: Duration,
-    /// Max feed entries fetched per `XREAD`.
+    /// Max feed entries (appends) fetched per read.
     pub feed_batch: usize,
 }
 
@@ -493,10 +493,4 @@ impl EventLog for RedisLog {
     fn feed_shard_of(&self, game: &str) -> u16 {
         self.layout.shard_of(game)
     }
-}
-
-pub(crate) fn field_bytes(e: &StreamId, field: &str) -> Result<Bytes, LogError> {
-    e.get::<Vec<u8>>(field)
-        .map(Bytes::from)
-        .ok_or_else(|| LogError::Corrupt(format!("stream entry {} lacks field {field}", e.id)))
 }

@@ -100,8 +100,21 @@ async fn keys_follow_the_documented_layout() {
         .unwrap();
     let appended: Vec<Vec<u8>> = batch("e", 2).iter().map(|b| b.to_vec()).collect();
     assert_eq!(events, appended, "seq s at index s - 1");
-    let feed_len: u64 = c.xlen(format!("{tag}:feed")).await.unwrap();
-    assert_eq!(feed_len, 2);
+    // One feed entry per append: the game, its first seq, each event.
+    let feed: redis::Value = redis::cmd("XRANGE")
+        .arg(format!("{tag}:feed"))
+        .arg("-")
+        .arg("+")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let entries: Vec<(String, Vec<Vec<u8>>)> = redis::from_redis_value(&feed).unwrap();
+    let fields: Vec<Vec<u8>> = [&b"g"[..], b"g", b"s", b"1", b"p", b"e-0", b"p", b"e-1"]
+        .iter()
+        .map(|f| f.to_vec())
+        .collect();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].1, fields);
 }
 
 /// A log whose feed keeps about 10 entries, with game "g" at seq 1. The
@@ -119,11 +132,12 @@ async fn capped_log(tag: &str) -> (RedisLog, ScopedPrefix, RedisServer) {
     (log, prefix, server)
 }
 
-/// 300 more events of "g" after `last`, far past the cap; the new last seq.
+/// 300 more events of "g" after `last`, 150 feed entries (one per
+/// append), far past the cap; the new last seq.
 async fn append_past_the_cap(log: &RedisLog, mut last: u64) -> u64 {
-    for i in 0..30 {
+    for i in 0..150 {
         last = log
-            .append("g", last, 0, &batch(&format!("r{i}"), 10))
+            .append("g", last, 0, &batch(&format!("r{i}"), 2))
             .await
             .unwrap()
             .last_seq;
