@@ -14,6 +14,9 @@ use crate::ws::{frame, Conn};
 pub struct Stats {
     /// Messages queued to subscribers.
     pub deliveries: AtomicU64,
+    /// Offers that queued them: one write each to a direct connection
+    /// (the messages waiting at once go out together).
+    pub offers: AtomicU64,
     /// Subscribers cut back because their queue was full.
     pub lagged: AtomicU64,
     /// Events folded from the log.
@@ -196,6 +199,7 @@ impl Sink {
         }
         let n = msg.msgs.len() as u64;
         stats.deliveries.fetch_add(n, Ordering::Relaxed);
+        stats.offers.fetch_add(1, Ordering::Relaxed);
         true
     }
 }

@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
+mod floor;
 mod scale;
 
 // The gateway's allocator (services/gateway/src/main.rs): the server side
@@ -74,6 +75,14 @@ struct Args {
     /// Internal: the run's id, the Redis log's key prefix.
     #[arg(long, hide = true, default_value_t = 0)]
     run: u32,
+    /// Skip measuring the floor (`sendto_floor_us_per_delivery`) after the
+    /// run.
+    #[arg(long)]
+    no_floor: bool,
+    /// Internal: run as the floor's reader process against this address,
+    /// with `--raw` sockets.
+    #[arg(long, hide = true)]
+    floor_reader: Option<SocketAddr>,
 }
 
 fn now_ms() -> i64 {
@@ -439,11 +448,14 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
-    if args.client.is_none() && args.serve_redis.is_none() {
+    if args.client.is_none() && args.serve_redis.is_none() && args.floor_reader.is_none() {
         println!("workers: {}", args.workers);
     }
     if let Some(addr) = args.client {
         return client_main(addr, args).await;
+    }
+    if let Some(addr) = args.floor_reader {
+        return floor::reader_main(addr, args.raw).await;
     }
     if let Some(url) = &args.serve_redis {
         return scale::serve_main(url, &args).await;
@@ -515,11 +527,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let (server_cpu0, client_cpu0) = (cpu_us("self"), cpu_us(&child_pid));
     let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let hub_stats = hub.stats();
-    let (fold0, fanout0, events0, deliveries0) = (
+    let (fold0, fanout0, events0, deliveries0, offers0) = (
         load(&hub_stats.fold_ns),
         load(&hub_stats.fanout_ns),
         load(&hub_stats.events),
         load(&hub_stats.deliveries),
+        load(&hub_stats.offers),
     );
     let profile = match &args.profile {
         Some(dir) => Some(Profile::start(
@@ -541,6 +554,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let fanout_ns = load(&hub_stats.fanout_ns) - fanout0;
     let events = load(&hub_stats.events) - events0;
     let hub_deliveries = load(&hub_stats.deliveries) - deliveries0;
+    let offers = load(&hub_stats.offers) - offers0;
     let client_cpu = cpu_us(&child_pid) - client_cpu0;
     appends.sort_unstable();
     let append_p = |p: f64| {
@@ -623,9 +637,31 @@ async fn run(args: Args) -> anyhow::Result<()> {
         "graphql_deliveries_per_encoding: {:.1} ratio",
         shared as f64 / encoded.max(1) as f64
     );
+    if !args.no_floor {
+        let pattern = floor::Pattern {
+            sockets: connected as u32,
+            burst: connected as u32 / args.tables.max(1),
+            writes_per_sec: offers as f64 / secs,
+            bytes: FLOOR_MESSAGE_BYTES,
+            secs: args.secs.min(5),
+        };
+        let per_write = tokio::task::block_in_place(|| floor::measure(&pattern))?;
+        let writes_per_delivery = offers as f64 / hub_deliveries.max(1) as f64;
+        let floor = per_write * writes_per_delivery;
+        println!("writes_per_delivery: {writes_per_delivery:.2} ratio");
+        println!("sendto_floor_us_per_write: {per_write:.2} us");
+        println!("sendto_floor_us_per_delivery: {floor:.2} us");
+        println!(
+            "server_cpu_over_floor_us_per_delivery: {:.2} us",
+            per(server_cpu) - floor
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
+
+/// The floor's message: about a raw feed delta's size.
+const FLOOR_MESSAGE_BYTES: usize = 300;
 
 fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
     let d = std::env::temp_dir().join(format!("gateway-bench-{}", std::process::id()));
