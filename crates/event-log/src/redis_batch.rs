@@ -44,10 +44,15 @@ const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 /// expected seq past 2^53 cannot round to one. A rejected append leaves
 /// nothing behind (a conflict's pushes are popped again before the script
 /// ends), and games are independent: one game's refusal leaves the others
-/// of the batch as they would be alone. An append is one feed entry
-/// (`g`, `s` its first seq, then `p` once per event), not one per event:
-/// a Redis command from Lua costs the server more than its arguments, and
-/// a command is 1.6 events. Each feed
+/// of the batch as they would be alone. An append is one feed entry that
+/// names it (`g` the game, `s` its first seq, `n` its events), not one
+/// entry per event, and without the payloads, which the game's list holds
+/// and the feed's reader takes from there: a Redis command from Lua costs
+/// the server more than its arguments, a command is 1.6 events, and each
+/// payload copied into the stream was converted, stored and written to the
+/// append-only file a second time (server instructions per command at 100
+/// tables, callgrind: 87.5k with an entry per event, 80.9k with one per
+/// append holding the payloads, 70.7k with none). Each feed
 /// written is trimmed once, after the batch: a `MAXLEN` on every event's
 /// `XADD` cost the server more (its arguments go through Lua, the trim
 /// check and the append-only file each time). Returns one text for the
@@ -82,20 +87,9 @@ while a <= #ARGV do
       redis.call('RPOP', KEYS[k + 2], n)
       out[g] = 'conflict:' .. string.format('%d', seq)
     else
-      -- One feed entry per append (per 1000 events: unpack's stack),
-      -- each event a 'p' field, 's' the first one's seq.
-      local i = a + 4
-      while i <= last_i do
-        local j = math.min(i + 999, last_i)
-        local entry = {'g', ARGV[a], 's', string.format('%d', seq + 1)}
-        for x = i, j do
-          entry[#entry + 1] = 'p'
-          entry[#entry + 1] = ARGV[x]
-        end
-        redis.call('XADD', KEYS[k], '*', unpack(entry))
-        seq = seq + j - i + 1
-        i = j + 1
-      end
+      -- The feed names the append; its events are the list's.
+      redis.call('XADD', KEYS[k], '*', 'g', ARGV[a], 's', string.format('%d', seq + 1), 'n', ARGV[a + 3])
+      seq = seq + n
       feeds[KEYS[k]] = true
       out[g] = 'ok:' .. string.format('%d', seq)
     end

@@ -24,9 +24,13 @@ use crate::redis_conn::{Conn, Target};
 use crate::redis_keys::Layout;
 use crate::{FeedCursor, FeedEntry, FeedStream, LogError, RedisLogConfig};
 
-/// KEYS: shard feeds. ARGV: count, then a cursor per key. Per key, the
-/// entries after its cursor (from its own entry on, for a cursor inside
-/// one) (`{'ok', entries}`), or `{'trimmed', first}`
+/// KEYS: shard feeds. ARGV: count, a cursor per key, the games' keys'
+/// text before the game id per key, and their text after it (the events
+/// list's). Per key, the entries after its cursor (from its own entry on,
+/// for a cursor inside one) (`{'ok', entries}`), each an append's entry
+/// with the append's payloads read from its game's list as a third
+/// element (an entry written before entries named their appends holds
+/// its payloads as `p` fields and gets none), or `{'trimmed', first}`
 /// when entries after it may have been trimmed away (MAXLEN ~ drops the
 /// oldest; XREAD alone would skip them in silence). Cursor "0-0" is "every
 /// retained entry" and is never trimmed.
@@ -56,6 +60,22 @@ local function id_lt(a, b)
   return lt(half(a, 2), half(b, 2))
 end
 local count = tonumber(ARGV[1])
+local after = ARGV[2 + 2 * #KEYS]
+local function with_events(got, k)
+  local before = ARGV[1 + #KEYS + k]
+  for _, e in ipairs(got) do
+    local f, g, s, n = e[2]
+    for i = 1, #f, 2 do
+      if f[i] == 'g' then g = f[i + 1]
+      elseif f[i] == 's' then s = tonumber(f[i + 1])
+      elseif f[i] == 'n' then n = tonumber(f[i + 1]) end
+    end
+    if g and s and n then
+      e[3] = redis.call('LRANGE', before .. g .. after, s - 1, s + n - 2)
+    end
+  end
+  return got
+end
 local out = {}
 for k = 1, #KEYS do
   local key, cursor = KEYS[k], ARGV[k + 1]
@@ -63,7 +83,7 @@ for k = 1, #KEYS do
   local dot = string.find(cursor, '.', 1, true)
   if dot then cursor = string.sub(cursor, 1, dot - 1) end
   if cursor == '0-0' then
-    out[k] = {'ok', redis.call('XRANGE', key, '-', '+', 'COUNT', count)}
+    out[k] = {'ok', with_events(redis.call('XRANGE', key, '-', '+', 'COUNT', count), k)}
   else
     local got = redis.call('XRANGE', key, cursor, '+', 'COUNT', count + 1)
     if got[1] and got[1][1] == cursor then
@@ -72,7 +92,7 @@ for k = 1, #KEYS do
       else
         table.remove(got, 1)
       end
-      out[k] = {'ok', got}
+      out[k] = {'ok', with_events(got, k)}
     else
       local trimmed
       if redis.call('EXISTS', key) == 1 then
@@ -94,7 +114,7 @@ for k = 1, #KEYS do
         out[k] = {'trimmed', trimmed}
       else
         if #got > count then table.remove(got) end
-        out[k] = {'ok', got}
+        out[k] = {'ok', with_events(got, k)}
       end
     end
   end
@@ -164,6 +184,8 @@ struct Feed {
 struct Group {
     shards: Vec<u16>,
     keys: Vec<String>,
+    /// Per shard, its games' events keys up to the game id.
+    events_before: Vec<String>,
     /// Where the group has read up to (ahead of `pos` by `buf`).
     ids: Vec<String>,
     /// Its own connection, for the blocking `XREAD`.
@@ -276,6 +298,10 @@ impl Feed {
             .into_iter()
             .map(|set| Group {
                 keys: set.iter().map(|(k, _)| self.layout.feed_key(*k)).collect(),
+                events_before: set
+                    .iter()
+                    .map(|(k, _)| self.layout.game_key_around(*k, "events").0)
+                    .collect(),
                 shards: set.iter().map(|(k, _)| *k).collect(),
                 stale: vec![true; set.len()],
                 ids: set.into_iter().map(|(_, id)| id).collect(),
@@ -303,6 +329,10 @@ impl Feed {
             for &i in &read {
                 inv.arg(&g.ids[i]);
             }
+            for &i in &read {
+                inv.arg(&g.events_before[i]);
+            }
+            inv.arg(self.layout.game_key_around(0, "events").1);
             Some(async move {
                 let replies = inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await?;
                 Ok::<_, LogError>((gi, read, replies))
@@ -427,8 +457,7 @@ impl Feed {
     }
 }
 
-/// One feed entry: one append's events of one game (before feed entries
-/// held an append, one event each: read the same way).
+/// One feed entry: one append's events of one game.
 struct RawEntry {
     id: String,
     game: String,
@@ -436,9 +465,11 @@ struct RawEntry {
     payloads: Vec<Bytes>,
 }
 
-/// An `XRANGE` reply's entries, read from the reply itself: the client's
-/// stream reply type keeps fields in a map, one per name, and an entry
-/// repeats `p` once per event.
+/// [`FEED_READ`]'s entries for one shard, read from the reply itself (not
+/// the client's stream reply type, which copies every field into a map):
+/// each `[id, fields, payloads]`, the payloads those of the `n` events the
+/// entry names; or, from before entries named their appends, `[id,
+/// fields]` with a `p` field per event.
 fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
     let corrupt = |what: &str| LogError::Corrupt(format!("feed read: {what}"));
     let Value::Array(items) = body else {
@@ -450,13 +481,12 @@ fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
             let Value::Array(parts) = item else {
                 return Err(corrupt("an entry is not a list"));
             };
-            let [id, Value::Array(fields)] = <[Value; 2]>::try_from(parts)
-                .map_err(|_| corrupt("an entry is not an id and its fields"))?
-            else {
-                return Err(corrupt("an entry's fields are not a list"));
+            let mut parts = parts.into_iter();
+            let (Some(id), Some(Value::Array(fields))) = (parts.next(), parts.next()) else {
+                return Err(corrupt("an entry is not an id and its fields"));
             };
             let id: String = redis::from_redis_value(&id)?;
-            let (mut game, mut first_seq, mut payloads) = (None, None, Vec::new());
+            let (mut game, mut first_seq, mut count, mut payloads) = (None, None, None, Vec::new());
             let mut fields = fields.into_iter();
             while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
                 match (name, value) {
@@ -466,6 +496,9 @@ fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
                     (Value::BulkString(n), v) if n == b"s" => {
                         first_seq = Some(redis::from_redis_value::<u64>(&v)?);
                     }
+                    (Value::BulkString(n), v) if n == b"n" => {
+                        count = Some(redis::from_redis_value::<usize>(&v)?);
+                    }
                     (Value::BulkString(n), Value::BulkString(p)) if n == b"p" => {
                         payloads.push(Bytes::from(p));
                     }
@@ -473,10 +506,28 @@ fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
                 }
             }
             let lacks = |f: &str| LogError::Corrupt(format!("feed entry {id} lacks {f}"));
+            if let Some(n) = count {
+                let Some(Value::Array(listed)) = parts.next() else {
+                    return Err(lacks("its events"));
+                };
+                payloads = listed
+                    .into_iter()
+                    .map(|p| match p {
+                        Value::BulkString(p) => Ok(Bytes::from(p)),
+                        _ => Err(corrupt("an event is not a string")),
+                    })
+                    .collect::<Result<_, _>>()?;
+                if payloads.len() != n {
+                    return Err(LogError::Corrupt(format!(
+                        "feed entry {id} names {n} events, its game's log holds {}",
+                        payloads.len()
+                    )));
+                }
+            }
             let game = game.ok_or_else(|| lacks("g"))?;
             let first_seq = first_seq.ok_or_else(|| lacks("s"))?;
             if payloads.is_empty() {
-                return Err(lacks("p"));
+                return Err(lacks("events"));
             }
             Ok(RawEntry {
                 id,

@@ -126,6 +126,12 @@ impl Layout {
         out.push(':');
         out.push_str(what);
     }
+
+    /// A game's `what` key in shard `shard` split around the game's id:
+    /// what the feed's read script puts each entry's game between.
+    pub(crate) fn game_key_around(&self, shard: u16, what: &str) -> (String, String) {
+        (format!("{}:game:", self.tag(shard)), format!(":{what}"))
+    }
 }
 
 #[cfg(test)]
@@ -166,6 +172,11 @@ mod tests {
         assert_eq!(
             layout.feed_key(layout.shard_of(game)),
             format!("{tag}:feed")
+        );
+        let (before, after) = layout.game_key_around(layout.shard_of(game), "events");
+        assert_eq!(
+            format!("{before}{game}{after}"),
+            layout.game_key(game, "events")
         );
     }
 

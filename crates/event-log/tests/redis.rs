@@ -100,7 +100,8 @@ async fn keys_follow_the_documented_layout() {
         .unwrap();
     let appended: Vec<Vec<u8>> = batch("e", 2).iter().map(|b| b.to_vec()).collect();
     assert_eq!(events, appended, "seq s at index s - 1");
-    // One feed entry per append: the game, its first seq, each event.
+    // One feed entry per append, naming it: the game, its first seq, its
+    // events (the payloads are the list's).
     let feed: redis::Value = redis::cmd("XRANGE")
         .arg(format!("{tag}:feed"))
         .arg("-")
@@ -109,12 +110,61 @@ async fn keys_follow_the_documented_layout() {
         .await
         .unwrap();
     let entries: Vec<(String, Vec<Vec<u8>>)> = redis::from_redis_value(&feed).unwrap();
-    let fields: Vec<Vec<u8>> = [&b"g"[..], b"g", b"s", b"1", b"p", b"e-0", b"p", b"e-1"]
+    let fields: Vec<Vec<u8>> = [&b"g"[..], b"g", b"s", b"1", b"n", b"2"]
         .iter()
         .map(|f| f.to_vec())
         .collect();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].1, fields);
+}
+
+/// Feed entries written before entries named their appends carry their
+/// payloads, one event each or an append's: a follower reads them as
+/// before, and then the new ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feed_entries_of_the_earlier_layouts_are_still_read() {
+    let server = server();
+    let prefix = server.scoped_prefix("event-log-old-entries");
+    let log = connect(&server, RedisLogConfig::with_prefix(prefix.as_str())).await;
+    log.create_game("g", b"h").await.unwrap();
+    log.append("g", 0, 0, &batch("e", 3)).await.unwrap();
+    let client = redis::Client::open(server.url()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = c
+        .keys(format!("{{{}:*:feed", prefix.as_str()))
+        .await
+        .unwrap();
+    let feed = keys.first().expect("the game's feed shard").clone();
+    let _: i64 = c.del(&feed).await.unwrap();
+    // Seq 1 alone, then seqs 2 and 3 in one entry, as the list holds them.
+    let _: String = redis::cmd("XADD")
+        .arg(&feed)
+        .arg("*")
+        .arg(&["g", "g", "s", "1", "p", "e-0"])
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let _: String = redis::cmd("XADD")
+        .arg(&feed)
+        .arg("*")
+        .arg(&["g", "g", "s", "2", "p", "e-1", "p", "e-2"])
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let mut follower = log.feed(FeedCursor::beginning());
+    log.append("g", 3, 0, &batch("f", 1)).await.unwrap();
+    let got: Vec<(u64, Bytes)> = take_feed(&mut follower, 4)
+        .await
+        .into_iter()
+        .map(|(_, e)| (e.seq, e.payload))
+        .collect();
+    let expected: Vec<(u64, Bytes)> = batch("e", 3)
+        .into_iter()
+        .chain(batch("f", 1))
+        .enumerate()
+        .map(|(i, p)| (i as u64 + 1, p))
+        .collect();
+    assert_eq!(got, expected);
 }
 
 /// A log whose feed keeps about 10 entries, with game "g" at seq 1. The
