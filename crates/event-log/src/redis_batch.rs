@@ -33,8 +33,9 @@ const MAX_BATCH_PAYLOADS: usize = 2048;
 /// a probe of a primary left without a replica is rare.
 const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 
-/// KEYS: per game its shard's feed, its state and events. ARGV: the shard's
-/// feed maxlen, then per game: game, expected_last_seq, fence, payload
+/// KEYS: per game its shard's feed, its state and events; then the feeds
+/// to trim. ARGV: the shards' feed maxlen, then per game: its feed entry
+/// (`<game> <first seq> <count>`), expected_last_seq, fence, payload
 /// count, payloads. A game's events are a list, seq s at index s - 1, so
 /// its last seq is the list's length: a stream with ids `<seq>-0` and the
 /// last seq kept in the state hash cost an `XADD` and an `HSET` per
@@ -44,26 +45,29 @@ const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 /// expected seq past 2^53 cannot round to one. A rejected append leaves
 /// nothing behind (a conflict's pushes are popped again before the script
 /// ends), and games are independent: one game's refusal leaves the others
-/// of the batch as they would be alone. An append is one feed entry that
-/// names it (`g` the game, `s` its first seq, `n` its events), not one
-/// entry per event, and without the payloads, which the game's list holds
-/// and the feed's reader takes from there: a Redis command from Lua costs
-/// the server more than its arguments, a command is 1.6 events, and each
-/// payload copied into the stream was converted, stored and written to the
-/// append-only file a second time (server instructions per command at 100
-/// tables, callgrind: 87.5k with an entry per event, 80.9k with one per
-/// append holding the payloads, 70.7k with none). Each feed
-/// written is trimmed once, after the batch: a `MAXLEN` on every event's
-/// `XADD` cost the server more (its arguments go through Lua, the trim
-/// check and the append-only file each time). Returns one text for the
-/// whole batch, each game's outcome in order, comma-separated: `ok:<last>`,
-/// `fenced:<fence>`, `conflict:<last>` or `unknown`. One bulk string, not
-/// an array of arrays: the client's reply parser costs per value, and
-/// parsing two values per game was a tenth of the referee's instructions.
+/// of the batch as they would be alone.
+///
+/// An append is one feed entry, one field naming it, written as the
+/// client sent it; its payloads are the game's list's, and the feed's
+/// reader takes them from there. Server instructions per command at 100
+/// tables (callgrind): 87.5k with an entry per event, 80.9k with one per
+/// append holding its payloads, 70.7k naming it in three fields formatted
+/// by the script, 59.3k as now (every Lua call, conversion, field and line
+/// of the append-only file counts). A feed is trimmed (`MAXLEN ~`, whole
+/// stream nodes of 100 entries) only when the batch task has added a
+/// node's worth since it last trimmed it: a trim per feed per batch was a
+/// Lua call of a few thousand instructions that mostly found nothing to
+/// drop.
+///
+/// Returns one text for the whole batch, each game's outcome in order,
+/// comma-separated: `ok`, `fenced:<fence>`, `conflict:<last>` or
+/// `unknown`. One bulk string, not an array of arrays: the client's reply
+/// parser costs per value, and parsing two values per game was a tenth of
+/// the referee's instructions.
 static APPEND_MANY: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
-local out, feeds = {}, {}
+local out = {}
 local a, k, g = 2, 1, 0
 while a <= #ARGV do
   g = g + 1
@@ -82,23 +86,19 @@ while a <= #ARGV do
       len = redis.call('RPUSH', KEYS[k + 2], unpack(ARGV, i, j))
       i = j + 1
     end
-    local seq = len - n
-    if seq ~= tonumber(ARGV[a + 1]) then
+    if len - n ~= tonumber(ARGV[a + 1]) then
       redis.call('RPOP', KEYS[k + 2], n)
-      out[g] = 'conflict:' .. string.format('%d', seq)
+      out[g] = 'conflict:' .. string.format('%d', len - n)
     else
-      -- The feed names the append; its events are the list's.
-      redis.call('XADD', KEYS[k], '*', 'g', ARGV[a], 's', string.format('%d', seq + 1), 'n', ARGV[a + 3])
-      seq = seq + n
-      feeds[KEYS[k]] = true
-      out[g] = 'ok:' .. string.format('%d', seq)
+      redis.call('XADD', KEYS[k], '*', 'e', ARGV[a])
+      out[g] = 'ok'
     end
   end
   a = a + 4 + n
   k = k + 3
 end
-for feed in pairs(feeds) do
-  redis.call('XTRIM', feed, 'MAXLEN', '~', ARGV[1])
+for t = k, #KEYS do
+  redis.call('XTRIM', KEYS[t], 'MAXLEN', '~', ARGV[1])
 end
 return table.concat(out, ',')
 "#,
@@ -122,7 +122,41 @@ pub(crate) struct BatchConfig {
     /// `WAIT 1 <this>` after each call.
     pub replica_wait: Option<Duration>,
     /// `MAXLEN ~` of each shard's feed.
-    pub shard_maxlen: String,
+    pub shard_maxlen: u64,
+}
+
+/// Entries in one stream node (Redis's `stream-node-max-entries`): a
+/// `MAXLEN ~` trim drops whole nodes, so trimming a feed more often than
+/// once per node's worth of new entries finds nothing to drop.
+const STREAM_NODE_ENTRIES: u64 = 100;
+
+/// When each shard's feed is next trimmed.
+struct Trims {
+    /// Entries added to each shard since its last trim.
+    added: Vec<u64>,
+    every: u64,
+    maxlen: String,
+}
+
+impl Trims {
+    fn new(cfg: &BatchConfig) -> Trims {
+        Trims {
+            added: vec![0; usize::from(cfg.layout.shards())],
+            every: STREAM_NODE_ENTRIES.min(cfg.shard_maxlen),
+            maxlen: cfg.shard_maxlen.to_string(),
+        }
+    }
+
+    /// Counts an entry of `shard`'s feed; whether to trim it now.
+    fn added(&mut self, shard: u16) -> bool {
+        let n = &mut self.added[usize::from(shard)];
+        *n += 1;
+        if *n < self.every {
+            return false;
+        }
+        *n = 0;
+        true
+    }
 }
 
 /// Runs until every sender is gone: takes whatever appends are waiting,
@@ -140,6 +174,7 @@ pub(crate) async fn run(
     // first few batches no call grows (reallocates and copies) its buffer.
     let mut spare: Vec<Cmd> = Vec::new();
     let mut scratch = String::new();
+    let mut trims = Trims::new(&cfg);
     while let Some(first) = rx.recv().await {
         let mut payloads = first.payloads.len();
         let group = |r: &AppendRequest| {
@@ -162,7 +197,7 @@ pub(crate) async fn run(
         let now = Instant::now();
         let calls = groups.iter_mut().map(|(shard, batch)| {
             let mut cmd = spare.pop().unwrap_or_default();
-            script_call(&cfg, batch, &mut cmd, &mut scratch);
+            script_call(&cfg, batch, &mut trims, &mut cmd, &mut scratch);
             let mut conn = conn.clone();
             let wait = cfg
                 .replica_wait
@@ -193,13 +228,22 @@ pub(crate) async fn run(
 /// The `EVALSHA` of [`APPEND_MANY`] for `batch`, written into `cmd`
 /// (cleared first); `scratch` holds each key and number while it is copied
 /// in, so neither allocates once they have grown to a batch's size.
-fn script_call(cfg: &BatchConfig, batch: &[AppendRequest], cmd: &mut Cmd, scratch: &mut String) {
+fn script_call(
+    cfg: &BatchConfig,
+    batch: &[AppendRequest],
+    trims: &mut Trims,
+    cmd: &mut Cmd,
+    scratch: &mut String,
+) {
     cmd.clear();
+    let shards: Vec<u16> = batch.iter().map(|r| cfg.layout.shard_of(&r.game)).collect();
+    let mut trimmed: Vec<u16> = shards.iter().copied().filter(|&k| trims.added(k)).collect();
+    trimmed.sort_unstable();
+    trimmed.dedup();
     cmd.arg("EVALSHA")
         .arg(APPEND_MANY.get_hash())
-        .arg(3 * batch.len());
-    for r in batch {
-        let shard = cfg.layout.shard_of(&r.game);
+        .arg(3 * batch.len() + trimmed.len());
+    for (r, &shard) in batch.iter().zip(&shards) {
         scratch.clear();
         cfg.layout.write_feed_key(scratch, shard);
         cmd.arg(scratch.as_bytes());
@@ -209,12 +253,24 @@ fn script_call(cfg: &BatchConfig, batch: &[AppendRequest], cmd: &mut Cmd, scratc
             cmd.arg(scratch.as_bytes());
         }
     }
-    cmd.arg(cfg.shard_maxlen.as_bytes());
+    for &shard in &trimmed {
+        scratch.clear();
+        cfg.layout.write_feed_key(scratch, shard);
+        cmd.arg(scratch.as_bytes());
+    }
+    cmd.arg(trims.maxlen.as_bytes());
     for r in batch {
-        cmd.arg(r.game.as_bytes());
-        for n in [r.expected_last_seq, r.fence, r.payloads.len() as u64] {
-            // Decimal strings: the script compares them as text (Lua
-            // numbers are doubles).
+        let n = r.payloads.len() as u64;
+        // Decimal strings: the script compares numbers as text (Lua
+        // numbers are doubles) and writes the entry as it comes.
+        scratch.clear();
+        scratch.push_str(&r.game);
+        scratch.push(' ');
+        push_decimal(scratch, r.expected_last_seq.wrapping_add(1));
+        scratch.push(' ');
+        push_decimal(scratch, n);
+        cmd.arg(scratch.as_bytes());
+        for n in [r.expected_last_seq, r.fence, n] {
             scratch.clear();
             push_decimal(scratch, n);
             cmd.arg(scratch.as_bytes());
@@ -349,11 +405,12 @@ fn outcome(r: &AppendRequest, item: &[u8]) -> Result<Appended, LogError> {
         None => (item, None),
     };
     match (kind, arg) {
-        (b"ok", Some(last)) => {
-            let last_seq = number(last, "last_seq")?;
-            tracing::debug!(game = %r.game, first_seq = r.expected_last_seq + 1, last_seq, "appended");
+        (b"ok", None) => {
+            let first_seq = r.expected_last_seq + 1;
+            let last_seq = r.expected_last_seq + r.payloads.len() as u64;
+            tracing::debug!(game = %r.game, first_seq, last_seq, "appended");
             Ok(Appended {
-                first_seq: r.expected_last_seq + 1,
+                first_seq,
                 last_seq,
             })
         }
@@ -373,7 +430,32 @@ fn outcome(r: &AppendRequest, item: &[u8]) -> Result<Appended, LogError> {
 
 #[cfg(test)]
 mod tests {
-    use super::push_decimal;
+    use super::*;
+
+    fn trims(shard_maxlen: u64) -> Trims {
+        Trims::new(&BatchConfig {
+            layout: Arc::new(Layout::new("p", 2).unwrap()),
+            grouped: false,
+            replica_wait: None,
+            shard_maxlen,
+        })
+    }
+
+    #[test]
+    fn a_feed_is_trimmed_once_per_stream_node_of_new_entries() {
+        let mut t = trims(62_500);
+        assert!((0..99).all(|_| !t.added(0)));
+        assert!(!t.added(1), "shards count apart");
+        assert!(t.added(0), "the 100th entry since the last trim");
+        assert!(!t.added(0));
+        assert_eq!(t.maxlen, "62500");
+        // A feed kept shorter than a node is trimmed as often as it holds.
+        let mut short = trims(3);
+        assert_eq!(
+            (0..6).map(|_| short.added(1)).collect::<Vec<_>>(),
+            [false, false, true, false, false, true]
+        );
+    }
 
     #[test]
     fn numbers_are_written_in_decimal() {

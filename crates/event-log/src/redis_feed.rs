@@ -28,9 +28,10 @@ use crate::{FeedCursor, FeedEntry, FeedStream, LogError, RedisLogConfig};
 /// text before the game id per key, and their text after it (the events
 /// list's). Per key, the entries after its cursor (from its own entry on,
 /// for a cursor inside one) (`{'ok', entries}`), each an append's entry
-/// with the append's payloads read from its game's list as a third
-/// element (an entry written before entries named their appends holds
-/// its payloads as `p` fields and gets none), or `{'trimmed', first}`
+/// (one field, `e`: `<game> <first seq> <count>`) with the append's
+/// payloads read from its game's list as a third element (an entry
+/// written before entries named their appends holds its payloads as `p`
+/// fields and gets none), or `{'trimmed', first}`
 /// when entries after it may have been trimmed away (MAXLEN ~ drops the
 /// oldest; XREAD alone would skip them in silence). Cursor "0-0" is "every
 /// retained entry" and is never trimmed.
@@ -64,14 +65,13 @@ local after = ARGV[2 + 2 * #KEYS]
 local function with_events(got, k)
   local before = ARGV[1 + #KEYS + k]
   for _, e in ipairs(got) do
-    local f, g, s, n = e[2]
-    for i = 1, #f, 2 do
-      if f[i] == 'g' then g = f[i + 1]
-      elseif f[i] == 's' then s = tonumber(f[i + 1])
-      elseif f[i] == 'n' then n = tonumber(f[i + 1]) end
-    end
-    if g and s and n then
-      e[3] = redis.call('LRANGE', before .. g .. after, s - 1, s + n - 2)
+    local f = e[2]
+    if f[1] == 'e' then
+      local g, s, n = string.match(f[2], '^(%S+) (%d+) (%d+)$')
+      if g then
+        s = tonumber(s)
+        e[3] = redis.call('LRANGE', before .. g .. after, s - 1, s + tonumber(n) - 2)
+      end
     end
   end
   return got
@@ -488,16 +488,26 @@ fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
             let id: String = redis::from_redis_value(&id)?;
             let (mut game, mut first_seq, mut count, mut payloads) = (None, None, None, Vec::new());
             let mut fields = fields.into_iter();
+            let lacks = |f: &str| LogError::Corrupt(format!("feed entry {id} lacks {f}"));
             while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
                 match (name, value) {
+                    (Value::BulkString(n), v) if n == b"e" => {
+                        let text = redis::from_redis_value::<String>(&v)?;
+                        let mut parts = text.split(' ');
+                        let (Some(g), Some(s), Some(c), None) =
+                            (parts.next(), parts.next(), parts.next(), parts.next())
+                        else {
+                            return Err(lacks("its game, first seq and count"));
+                        };
+                        game = Some(g.to_owned());
+                        first_seq = s.parse().ok();
+                        count = Some(c.parse().map_err(|_| lacks("a count"))?);
+                    }
                     (Value::BulkString(n), v) if n == b"g" => {
                         game = Some(redis::from_redis_value::<String>(&v)?);
                     }
                     (Value::BulkString(n), v) if n == b"s" => {
                         first_seq = Some(redis::from_redis_value::<u64>(&v)?);
-                    }
-                    (Value::BulkString(n), v) if n == b"n" => {
-                        count = Some(redis::from_redis_value::<usize>(&v)?);
                     }
                     (Value::BulkString(n), Value::BulkString(p)) if n == b"p" => {
                         payloads.push(Bytes::from(p));
@@ -505,7 +515,6 @@ fn entries(body: Value) -> Result<Vec<RawEntry>, LogError> {
                     _ => {}
                 }
             }
-            let lacks = |f: &str| LogError::Corrupt(format!("feed entry {id} lacks {f}"));
             if let Some(n) = count {
                 let Some(Value::Array(listed)) = parts.next() else {
                     return Err(lacks("its events"));

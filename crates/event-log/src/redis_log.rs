@@ -234,9 +234,7 @@ impl RedisLog {
             layout: layout.clone(),
             grouped: target.is_cluster(),
             replica_wait,
-            shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards))
-                .max(1)
-                .to_string(),
+            shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards)).max(1),
         };
         tokio::spawn(redis_batch::run(conn.clone(), batch, rx));
         Ok(RedisLog {

@@ -110,10 +110,7 @@ async fn keys_follow_the_documented_layout() {
         .await
         .unwrap();
     let entries: Vec<(String, Vec<Vec<u8>>)> = redis::from_redis_value(&feed).unwrap();
-    let fields: Vec<Vec<u8>> = [&b"g"[..], b"g", b"s", b"1", b"n", b"2"]
-        .iter()
-        .map(|f| f.to_vec())
-        .collect();
+    let fields: Vec<Vec<u8>> = [&b"e"[..], b"g 1 2"].iter().map(|f| f.to_vec()).collect();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].1, fields);
 }
