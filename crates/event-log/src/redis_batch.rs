@@ -1,10 +1,12 @@
 //! Group commit for [`RedisLog::append`](crate::RedisLog): appends that
 //! arrive while batches are at the server (two at most) go out together as
 //! one call of a multi-game script, built in a reused command buffer from
-//! precomputed key prefixes. A game has one append in flight at most (its
-//! writer waits for each), so two batches never hold the same game's. Each caller is answered with its own game's outcome, only after
-//! the server replied for the batch, so nothing is acknowledged before it
-//! is stored (the durability contract is the server's, as before).
+//! precomputed key prefixes. The server runs the calls in the order they
+//! were sent and checks each append against its game as the earlier ones
+//! left it, so a second batch in flight changes no outcome. Each caller is
+//! answered with its own game's outcome, only after the server
+//! replied for its batch, so nothing is acknowledged before it is stored
+//! (the durability contract is the server's, as before).
 //!
 //! On a cluster a script may touch one slot only, so a batch goes out as one
 //! script call per feed shard (a shard is one slot), all sent at once; each
