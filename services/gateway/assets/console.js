@@ -818,7 +818,10 @@ function renderGame() {
   app.querySelector("#phase").textContent = v ? `${v.rules} · ${whenText(v.when)}` : "";
   app.querySelector("#prompt-text").textContent = S.mode === "foul" ? `${tr("foul")}: ${tr("seat")}?` : promptText(p);
   app.querySelector("#lists").textContent = v ? [v.nominees.length ? `${tr("nominees")}: ${v.nominees.join(", ")}` : "", v.candidates.length && p && (p.expect === "vote" || p.expect === "lift") ? `${tr("candidates")}: ${v.candidates.join(", ")}` : ""].filter(Boolean).join(" · ") : "";
-  app.querySelector("#seats").innerHTML = v ? v.seats.map(seatCard).join("") : "";
+  // Replaced only when it changed: a tap whose press and release straddle
+  // a replacement (the idle refresh renders every 3 s) is no click.
+  const seats = app.querySelector("#seats"), seatsHtml = v ? v.seats.map(seatCard).join("") : "";
+  if (seats.shownHtml !== seatsHtml) { seats.innerHTML = seatsHtml; seats.shownHtml = seatsHtml; }
   const confirm = app.querySelector("#confirm");
   confirm.hidden = !S.confirmUndo; confirm.innerHTML = S.confirmUndo ? `${esc(tr("confirmUndo"))} <button id="undo-yes" type="button">✓</button><button id="undo-no" type="button">✗</button>` : "";
   if (S.confirmUndo) { confirm.querySelector("#undo-yes").onclick = () => undoAnswer(true); confirm.querySelector("#undo-no").onclick = () => undoAnswer(false); }

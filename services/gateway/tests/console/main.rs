@@ -644,3 +644,39 @@ async fn the_timer_flashes_and_sounds_at_ten_seconds_left_and_at_zero() {
         );
     }
 }
+
+/// The idle console asks the referee for the game every 3 s and renders
+/// it; a seat's button must stay the same element through that, or a tap
+/// whose press and release straddle the render is no click (a hand lost
+/// in a vote, seen under load).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_button_outlives_the_idle_refresh_so_no_tap_is_lost() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    let sim = sim(RuleSetId::Rfm, 5);
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    open_by_form(&page, RuleSetId::Rfm, 3, 8, &nicknames(), &cards_of(&sim)).await;
+    page.wait(
+        "document.body.dataset.screen === 'game' && document.querySelector('[data-seat=\"3\"]')",
+    )
+    .await;
+    let refreshes =
+        "performance.getEntriesByType('resource').filter((e) => e.name.includes('GetGame')).length";
+    page.eval(&format!(
+        "window.__refreshes = {refreshes}; document.querySelector('[data-seat=\"3\"]').__mark = true; true"
+    ))
+    .await;
+    page.wait(&format!("{refreshes} > window.__refreshes"))
+        .await;
+    // Rendered once the answer is decoded.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        page.eval("document.querySelector('[data-seat=\"3\"]').__mark === true")
+            .await,
+        json!(true),
+        "the idle refresh replaced the seat buttons"
+    );
+}
