@@ -119,6 +119,8 @@ return table.concat(out, ',')
 
 /// One caller's append, waiting for its batch.
 pub(crate) struct AppendRequest {
+    /// The game's feed shard (its keys' slot).
+    pub shard: u16,
     pub game: String,
     pub expected_last_seq: u64,
     pub fence: u64,
@@ -217,13 +219,7 @@ pub(crate) async fn run(
             },
         };
         let mut payloads = first.payloads.len();
-        let group = |r: &AppendRequest| {
-            if cfg.grouped {
-                cfg.layout.shard_of(&r.game)
-            } else {
-                0
-            }
-        };
+        let group = |r: &AppendRequest| if cfg.grouped { r.shard } else { 0 };
         groups.entry(group(&first)).or_default().push(first);
         while payloads < MAX_BATCH_PAYLOADS {
             match rx.try_recv() {
@@ -266,20 +262,23 @@ fn script_call(
     scratch: &mut String,
 ) {
     cmd.clear();
-    let shards: Vec<u16> = batch.iter().map(|r| cfg.layout.shard_of(&r.game)).collect();
-    let mut trimmed: Vec<u16> = shards.iter().copied().filter(|&k| trims.added(k)).collect();
+    let mut trimmed: Vec<u16> = batch
+        .iter()
+        .map(|r| r.shard)
+        .filter(|&k| trims.added(k))
+        .collect();
     trimmed.sort_unstable();
     trimmed.dedup();
     cmd.arg("EVALSHA")
         .arg(APPEND_MANY.get_hash())
         .arg(3 * batch.len() + trimmed.len());
-    for (r, &shard) in batch.iter().zip(&shards) {
+    for r in batch {
         scratch.clear();
-        cfg.layout.write_feed_key(scratch, shard);
+        cfg.layout.write_feed_key(scratch, r.shard);
         cmd.arg(scratch.as_bytes());
         for what in ["state", "events"] {
             scratch.clear();
-            cfg.layout.write_game_key(scratch, shard, &r.game, what);
+            cfg.layout.write_game_key(scratch, r.shard, &r.game, what);
             cmd.arg(scratch.as_bytes());
         }
     }

@@ -178,6 +178,8 @@ struct Feed {
     /// (or its block ran out).
     wakes: FuturesUnordered<BoxFuture<'static, Woken>>,
     done: bool,
+    /// The games' events keys after the game id (the same in every shard).
+    events_after: String,
 }
 
 /// Shards read together: one script call, one blocking `XREAD`.
@@ -210,6 +212,7 @@ pub(crate) fn open(
     cfg: Arc<RedisLogConfig>,
     from: FeedCursor,
 ) -> FeedStream {
+    let events_after = layout.game_key_around(0, "events").1;
     let feed = Feed {
         target,
         conn,
@@ -221,6 +224,7 @@ pub(crate) fn open(
         buf: VecDeque::new(),
         wakes: FuturesUnordered::new(),
         done: false,
+        events_after,
     };
     Box::pin(futures::stream::unfold(feed, Feed::next))
 }
@@ -332,7 +336,7 @@ impl Feed {
             for &i in &read {
                 inv.arg(&g.events_before[i]);
             }
-            inv.arg(self.layout.game_key_around(0, "events").1);
+            inv.arg(&self.events_after);
             Some(async move {
                 let replies = inv.invoke_async::<Vec<(String, Value)>>(&mut conn).await?;
                 Ok::<_, LogError>((gi, read, replies))

@@ -317,6 +317,7 @@ impl EventLog for RedisLog {
         let (reply, answer) = oneshot::channel();
         self.appends
             .send(AppendRequest {
+                shard: self.layout.shard_of(game),
                 game: game.to_owned(),
                 expected_last_seq,
                 fence,

@@ -224,6 +224,23 @@ pub async fn open_by_form(
     .await;
 }
 
+/// Table 3's judge logs in (`lang`) and opens game `game` of `rules` by
+/// the form, dealt as `sim`; returns once the game's screen shows a prompt.
+pub async fn open_game_of_table_3(
+    page: &Page,
+    stack: &Stack,
+    rules: RuleSetId,
+    game: u32,
+    sim: &SimulatedGame,
+    lang: &str,
+) {
+    log_in(page, stack, T3, lang).await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    open_by_form(page, rules, 3, game, &nicknames(), &cards_of(sim)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+}
+
 pub fn nicknames() -> Vec<String> {
     (1..=10).map(|i| format!("Player {i}")).collect()
 }

@@ -161,11 +161,7 @@ async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simu
         let g = g as u32 + 2;
         let sim = sim(rules, 20 + u64::from(g));
         let lang = if g % 2 == 0 { "ru" } else { "en" };
-        log_in(&page, &stack, T3, lang).await;
-        page.wait("document.body.dataset.screen === 'games'").await;
-        open_by_form(&page, rules, 3, g, &nicknames(), &cards_of(&sim)).await;
-        page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
-            .await;
+        open_game_of_table_3(&page, &stack, rules, g, &sim, lang).await;
         if lang == "ru" {
             let shown = page
                 .eval("document.querySelector('#prompt-box').textContent")
@@ -592,11 +588,7 @@ async fn the_timer_flashes_and_sounds_at_ten_seconds_left_and_at_zero() {
     let browser = Browser::launch(&bin).await;
     let page = browser.page().await;
     let sim = sim(RuleSetId::Rfm, 7);
-    log_in(&page, &stack, T3, "en").await;
-    page.wait("document.body.dataset.screen === 'games'").await;
-    open_by_form(&page, RuleSetId::Rfm, 3, 9, &nicknames(), &cards_of(&sim)).await;
-    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
-        .await;
+    open_game_of_table_3(&page, &stack, RuleSetId::Rfm, 9, &sim, "en").await;
     // Up to the first prompt with a time limit (the first speech at latest).
     let (mut game, _) = Game::new(sim.setup.clone(), 0);
     let mut i = 0;
@@ -656,13 +648,7 @@ async fn a_seat_button_outlives_the_idle_refresh_so_no_tap_is_lost() {
     let browser = Browser::launch(&bin).await;
     let page = browser.page().await;
     let sim = sim(RuleSetId::Rfm, 5);
-    log_in(&page, &stack, T3, "en").await;
-    page.wait("document.body.dataset.screen === 'games'").await;
-    open_by_form(&page, RuleSetId::Rfm, 3, 8, &nicknames(), &cards_of(&sim)).await;
-    page.wait(
-        "document.body.dataset.screen === 'game' && document.querySelector('[data-seat=\"3\"]')",
-    )
-    .await;
+    open_game_of_table_3(&page, &stack, RuleSetId::Rfm, 8, &sim, "en").await;
     let refreshes =
         "performance.getEntriesByType('resource').filter((e) => e.name.includes('GetGame')).length";
     page.eval(&format!(
