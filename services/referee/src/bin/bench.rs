@@ -78,19 +78,31 @@ struct Args {
 
 struct Killed(Vec<Child>);
 
-impl Drop for Killed {
-    fn drop(&mut self) {
-        // Newest first: the referee before the Redis it uses. SIGTERM
-        // first, so a referee run under a profiler (`--referee-bin` a
-        // wrapper) exits cleanly and writes its profile.
+impl Killed {
+    /// Stops the processes, newest first (the referee before the Redis it
+    /// uses), with SIGTERM so a referee run under a profiler
+    /// (`--referee-bin` a wrapper) exits cleanly and writes its profile.
+    /// Waits asynchronously: a referee drains its connections before it
+    /// exits, and this runtime's single thread must stay free to close the
+    /// client's side of them (a blocking wait held every referee for the
+    /// full deadline, 20 s per run).
+    async fn stop(mut self) {
         for c in self.0.iter_mut().rev() {
             let _ = Command::new("kill")
                 .args(["-TERM", &c.id().to_string()])
                 .status();
             let deadline = Instant::now() + Duration::from_secs(20);
             while Instant::now() < deadline && matches!(c.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(20));
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
+        }
+    }
+}
+
+impl Drop for Killed {
+    /// After `stop`, or on an error path: whatever is left is killed.
+    fn drop(&mut self) {
+        for c in self.0.iter_mut().rev() {
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -357,6 +369,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             let mut procs = Killed(Vec::new());
             let (url, pid) = referee(&bin, &args_for(0), &mut procs)?;
             open_games(backend, &client_for(url)?, pid, args.memory_games, run_id).await?;
+            procs.stop().await;
         }
 
         let referee_counts = if redis_args.is_empty() {
@@ -381,7 +394,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 m.run(&bin, &args_for(n), &args, run_id).await?;
             }
         }
-        drop(redis_procs);
+        redis_procs.stop().await;
         drop(cluster);
     }
     Ok(())
@@ -512,6 +525,7 @@ impl Measure<'_> {
                 report.quantile(q).as_secs_f64() * 1e3
             );
         }
+        procs.stop().await;
         Ok(())
     }
 }
