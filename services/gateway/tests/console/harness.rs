@@ -208,11 +208,24 @@ pub async fn open_by_form(
     cards: &[String],
 ) {
     page.wait("document.querySelector('#new-game')").await;
+    page.eval(&open_by_form_script(rules, table, game, nicks, cards))
+        .await;
+}
+
+/// The script [`open_by_form`] runs: fills the new-game form and submits
+/// it, all in one task of the page.
+pub fn open_by_form_script(
+    rules: RuleSetId,
+    table: u32,
+    game: u32,
+    nicks: &[String],
+    cards: &[String],
+) -> String {
     let fill = json!({
         "tournament_id": "cup", "stage": "main", "round": 1, "table": table, "game": game,
         "rules": rules.as_str(), "deal": "cards", "nicks": nicks, "cards": cards,
     });
-    page.eval(&format!(
+    format!(
         r#"(() => {{
         const f = document.querySelector('#new-game'), v = {fill};
         for (const k of ["tournament_id", "stage", "round", "table", "game", "rules", "deal"]) f.elements[k].value = v[k];
@@ -220,8 +233,7 @@ pub async fn open_by_form(
         v.cards.forEach((c, i) => {{ f.elements["card" + (i + 1)].value = c; }});
         f.dispatchEvent(new Event("submit", {{cancelable: true}}));
         return true; }})()"#
-    ))
-    .await;
+    )
 }
 
 /// Table 3's judge logs in (`lang`) and opens game `game` of `rules` by

@@ -225,11 +225,12 @@ async fn bad_input_is_refused_clearly_and_changes_nothing() {
     let listed = page.eval("document.querySelector('#app').innerText").await;
     assert!(!listed.as_str().unwrap().contains("t4"), "{listed}");
     page.eval("document.querySelector('#game-id').value = 'cup.main.r1.t4.g1'; document.querySelector('#by-id').dispatchEvent(new Event('submit', {cancelable: true})); true").await;
-    page.wait("document.querySelector('#new-error').textContent.includes('may not')")
+    page.wait("document.querySelector('#new-error').textContent.includes('may not do that for game cup.main.r1.t4.g1')")
         .await;
-    // Nor opens a new game at table 4.
+    // Nor opens a new game at table 4. Waits for this refusal itself: the
+    // one above is still on screen until it comes.
     open_by_form(&page, RuleSetId::Rfm, 4, 2, &nicknames(), &cards_of(&sim4)).await;
-    page.wait("document.querySelector('#new-error').textContent.includes('may not')")
+    page.wait("document.querySelector('#new-error').textContent.includes('may not do that for game cup.main.r1.t4.g2')")
         .await;
     assert_eq!(
         stack
@@ -641,6 +642,52 @@ async fn the_timer_flashes_and_sounds_at_ten_seconds_left_and_at_zero() {
 /// it; a seat's button must stay the same element through that, or a tap
 /// whose press and release straddle the render is no click (a hand lost
 /// in a vote, seen under load).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_refusal_does_not_overwrite_the_message_of_a_later_attempt() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    page.wait("document.querySelector('#new-game')").await;
+    let opens =
+        "performance.getEntriesByType('resource').filter((e) => e.name.includes('OpenGame')).length";
+    page.eval(&format!("window.__opens = {opens}; true")).await;
+    // Table 4's game, which the referee refuses table 3's judge, then in
+    // the same task of the page a seating with a nickname twice, which the
+    // page refuses itself: the referee's answer comes after both.
+    let sim4 = sim(RuleSetId::Rfm, 4);
+    let mut twice = nicknames();
+    twice[6] = "player 2".into();
+    page.eval(&format!(
+        "{}, {}",
+        open_by_form_script(RuleSetId::Rfm, 4, 1, &nicknames(), &cards_of(&sim4)),
+        open_by_form_script(RuleSetId::Rfm, 3, 1, &twice, &cards_of(&sim4)),
+    ))
+    .await;
+    page.wait(&format!("{opens} > window.__opens")).await;
+    // Handled once the answer is decoded.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let shown = page
+        .eval("document.querySelector('#new-error').textContent")
+        .await;
+    assert!(
+        shown
+            .as_str()
+            .is_some_and(|t| t.contains("ten different nicknames (seat 7)")),
+        "the refusal of the earlier attempt replaced the later one's message: {shown}"
+    );
+    assert_eq!(
+        stack
+            .get_game("cup.main.r1.t4.g1")
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::NotFound
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_button_outlives_the_idle_refresh_so_no_tap_is_lost() {
     let Some(bin) = browser_or_skip() else { return };
