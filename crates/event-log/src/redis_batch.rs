@@ -14,12 +14,11 @@
 //! [`BatchConfig::replica_wait`] is set.
 
 use std::collections::BTreeMap;
-
-use futures::stream::{FuturesUnordered, StreamExt};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures::stream::{FuturesUnordered, StreamExt};
 use redis::aio::ConnectionLike;
 use redis::{Cmd, ErrorKind, Script, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -189,6 +188,7 @@ pub(crate) async fn run(
     let mut spare: Vec<Cmd> = Vec::new();
     let mut scratch = String::new();
     let mut trims = Trims::new(&cfg);
+    let group = |r: &AppendRequest| if cfg.grouped { r.shard } else { 0 };
     let mut in_flight = FuturesUnordered::new();
     let mut open = true;
     while open || !in_flight.is_empty() {
@@ -219,7 +219,6 @@ pub(crate) async fn run(
             },
         };
         let mut payloads = first.payloads.len();
-        let group = |r: &AppendRequest| if cfg.grouped { r.shard } else { 0 };
         groups.entry(group(&first)).or_default().push(first);
         while payloads < MAX_BATCH_PAYLOADS {
             match rx.try_recv() {

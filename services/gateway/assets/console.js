@@ -684,10 +684,11 @@ export function seatingFrom(form) {
   } else req.seed = BigInt(String(form.get("seed") || "0"));
   return req;
 }
-// Opening attempts (the form, a game id, a listed game) are numbered, so
-// a refusal that arrives after a later attempt began does not overwrite
-// that attempt's message: a slow refusal of the previous seating once hid
-// the error of a malformed one entered after it.
+// Opening attempts (the form, a game id, a listed game) are numbered and
+// only the newest one's outcome is shown: an answer that arrives after a
+// later attempt began changes neither its message nor the screen (a slow
+// refusal of the previous seating once hid the error of a malformed one
+// entered after it).
 let attempt = 0;
 async function createGame(form) {
   const mine = ++attempt;
@@ -696,21 +697,24 @@ async function createGame(form) {
   try { req = seatingFrom(form); } catch (e) { S.error = e.message; app.querySelector("#new-error").textContent = S.error; return; }
   try {
     const r = await unary("OpenGame", "mafia.v1.OpenGameRequest", req, "mafia.v1.OpenGameResponse");
-    return openGame(r.game_id);
+    if (mine === attempt) return openGame(r.game_id);
   } catch (e) {
     if (mine !== attempt) return;
     S.error = fail(e, `${req.tournament_id}.${req.stage}.r${req.round}.t${req.table}.g${req.game}`);
     app.querySelector("#new-error").textContent = S.error;
   }
 }
-async function openGame(id, mine = ++attempt) {
+async function openGame(id) {
   if (!id) return;
+  const mine = ++attempt;
   S.gameId = id; S.store = loadStore(id); S.readOnly = false; S.post = null;
   S.state = null; S.view = null; S.prompt = null; S.violation = null; S.note = null; S.promptKey = "";
   try { await refresh(); } catch (e) {
-    if (e instanceof GrpcError && e.code !== UNAVAILABLE) { if (mine === attempt) S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
+    if (mine !== attempt) return;
+    if (e instanceof GrpcError && e.code !== UNAVAILABLE) { S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
     S.conn = "offline"; S.connNote = e.message;
   }
+  if (mine !== attempt) return;
   history.replaceState(null, "", location.pathname + location.search + "#game=" + encodeURIComponent(id));
   S.screen = "game"; app.innerHTML = "";
   // One tab per game in this browser: a second one only watches, so two
