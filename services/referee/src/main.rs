@@ -172,10 +172,11 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         tracing::info!(addr = %m.local_addr()?, "metrics on /metrics");
         running.serve_metrics(m);
     }
+    // Before the line below: a SIGTERM sent as soon as it is read must
+    // find the handler in place, not end the process uncleanly.
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     // Printed for scripts that start referees on port 0.
     println!("listening on {}", running.addr);
-
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
