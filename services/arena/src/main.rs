@@ -88,6 +88,7 @@ async fn drive(args: Args, tournament: TournamentId, seed: u64) -> anyhow::Resul
         organiser: args.organiser_token.unwrap_or_default(),
         chief: args.chief_token.unwrap_or_default(),
     };
+    let stopped = mafia_gateway::closing::terminated();
     println!(
         "  demo tournament {}: {} players at {} tables, {} rounds",
         demo.tournament,
@@ -97,7 +98,7 @@ async fn drive(args: Args, tournament: TournamentId, seed: u64) -> anyhow::Resul
     );
     tokio::select! {
         r = demo.run() => r,
-        () = mafia_gateway::closing::terminated() => Ok(()),
+        () = stopped => Ok(()),
     }
 }
 
@@ -219,9 +220,9 @@ async fn main() -> anyhow::Result<()> {
         }))
     };
 
-    // Ctrl-C stops cleanly from the moment the URLs are printed: SIGINT is
-    // caught from here on, not only once the wait below has begun.
-    let interrupted = interrupt_listener()?;
+    // Ctrl-C and SIGTERM stop cleanly from the moment the URLs are printed:
+    // both are caught from here on, not only once the wait below has begun.
+    let stopped = mafia_gateway::closing::terminated();
     println!("Mafia Arena is running (Ctrl-C stops it).");
     println!();
     println!("  hall screen:      http://{addr}/hall");
@@ -282,10 +283,7 @@ async fn main() -> anyhow::Result<()> {
         })
     });
 
-    tokio::select! {
-        _ = mafia_gateway::closing::terminated() => {}
-        _ = interrupted => {}
-    }
+    stopped.await;
     eprintln!("stopping…");
     if let Some(demo) = demo {
         demo.abort();
@@ -296,21 +294,6 @@ async fn main() -> anyhow::Result<()> {
     referee.shutdown().await;
     hub.close();
     Ok(())
-}
-
-/// Resolves on the next SIGINT, caught from the call on.
-#[cfg(unix)]
-fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    Ok(async move {
-        interrupt.recv().await;
-    })
-}
-
-#[cfg(not(unix))]
-fn interrupt_listener() -> anyhow::Result<impl std::future::Future<Output = ()>> {
-    Ok(std::future::pending())
 }
 
 /// The origins a browser gives pages of the gateway at `addr`: the judge

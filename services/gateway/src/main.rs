@@ -149,6 +149,8 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;
+    // Before the address goes out: whoever reads it may signal at once.
+    let terminated = mafia_gateway::closing::terminated();
     tracing::info!(%addr, "gateway listening");
     println!("hall screen:   http://{addr}/hall");
     println!(
@@ -199,7 +201,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         log_for_standings,
         std::future::pending(),
     ));
-    mafia_gateway::serve(listener, state, mafia_gateway::closing::terminated()).await?;
+    mafia_gateway::serve(listener, state, terminated).await?;
     hub.close();
     Ok(())
 }
