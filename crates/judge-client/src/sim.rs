@@ -176,14 +176,21 @@ async fn play_game(
         1_700_000_000_000 + i64::from(table) * 1000
     };
     let opened = referee.open_game(header, at).await?;
-    // Mirror the game from the referee's history, so a rerun with the
-    // same tournament continues instead of diverging.
-    let history = referee.game(&opened.game_id, Audience::Judge).await?;
-    let events: Vec<_> = history.events.into_iter().map(|l| l.envelope).collect();
-    let mut game = Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?;
-    if let Some(last) = events.last() {
-        at = at.max(last.at);
-    }
+    let mut game = if opened.created {
+        // Only the opening is stored, dealt at `at` from the header's seed:
+        // the engine is deterministic, so the mirror deals it the same
+        // without fetching it (the first ack's sequence numbers check).
+        Game::new(setup, at).0
+    } else {
+        // Mirror the game from the referee's history, so a rerun with the
+        // same tournament continues instead of diverging.
+        let history = referee.game(&opened.game_id, Audience::Judge).await?;
+        let events: Vec<_> = history.events.into_iter().map(|l| l.envelope).collect();
+        if let Some(last) = events.last() {
+            at = at.max(last.at);
+        }
+        Game::replay(setup, &events).map_err(|e| fail(e.to_string()))?
+    };
     let temper = Temper::draw(rng);
     let mut session = JudgeSession::attach(referee.clone(), &opened.game_id).await?;
     let mut sent = 0usize;

@@ -152,6 +152,13 @@ pub enum Outcome {
 
 type Entry = Arc<AsyncMutex<Option<Slot>>>;
 
+/// A game as one audience may read it, with its header.
+pub struct Snapshot {
+    pub header: Arc<Header>,
+    pub state: GameState,
+    pub events: Vec<LoggedEvent>,
+}
+
 /// The registry of loaded games.
 pub struct Games {
     log: Arc<dyn EventLog>,
@@ -159,7 +166,6 @@ pub struct Games {
     lease_ttl: Duration,
     metrics: Arc<Metrics>,
     slots: Mutex<HashMap<GameId, Entry>>,
-    headers: Mutex<HashMap<GameId, Arc<Header>>>,
 }
 
 impl Games {
@@ -175,7 +181,6 @@ impl Games {
             lease_ttl,
             metrics,
             slots: Mutex::new(HashMap::new()),
-            headers: Mutex::new(HashMap::new()),
         }
     }
 
@@ -196,16 +201,10 @@ impl Games {
         slots.entry(game_id.clone()).or_default().clone()
     }
 
-    /// The game's header, from memory or the log.
-    pub async fn header(&self, game_id: &GameId) -> Result<Arc<Header>, RefereeError> {
-        if let Some(h) = self
-            .headers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(game_id)
-        {
-            return Ok(h.clone());
-        }
+    /// The game's header as stored. A loaded game keeps its own
+    /// (`Slot::header`); nothing else is cached, so memory does not grow
+    /// with the games a referee has ever seen.
+    async fn stored_header(&self, game_id: &GameId) -> Result<Arc<Header>, RefereeError> {
         let key = game_id.to_string();
         let bytes = self
             .log
@@ -216,12 +215,7 @@ impl Games {
             game: game_id.clone(),
             reason: format!("header: {e}"),
         })?;
-        let header = Arc::new(header);
-        self.headers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(game_id.clone(), header.clone());
-        Ok(header)
+        Ok(Arc::new(header))
     }
 
     /// Creates the game in the log (idempotently) and loads it here.
@@ -248,19 +242,25 @@ impl Games {
         };
         let entry = self.entry(&game_id);
         let mut guard = entry.lock().await;
-        let slot = self.ensure_loaded(&mut guard, &game_id, at).await?;
+        // The log now holds this very header (a different one is refused
+        // above): no need to read it back.
+        let slot = self
+            .ensure_loaded(&mut guard, &game_id, Some(Arc::new(header)), at)
+            .await?;
         Ok((created, slot.state(Audience::Judge)))
     }
 
-    /// Loads the game under a lease unless this referee holds it already.
+    /// Loads the game under a lease unless this referee holds it already
+    /// (with its `header` when the caller knows it is the stored one).
     async fn ensure_loaded<'a>(
         &self,
         guard: &'a mut Option<Slot>,
         game_id: &GameId,
+        header: Option<Arc<Header>>,
         at: i64,
     ) -> Result<&'a mut Slot, RefereeError> {
         if guard.is_none() {
-            *guard = Some(self.load(game_id, at).await?);
+            *guard = Some(self.load(game_id, header, at).await?);
             self.metrics.open_games(1);
         }
         let slot = guard.as_mut().expect("just loaded");
@@ -268,8 +268,16 @@ impl Games {
         Ok(slot)
     }
 
-    async fn load(&self, game_id: &GameId, at: i64) -> Result<Slot, RefereeError> {
-        let header = self.header(game_id).await?;
+    async fn load(
+        &self,
+        game_id: &GameId,
+        header: Option<Arc<Header>>,
+        at: i64,
+    ) -> Result<Slot, RefereeError> {
+        let header = match header {
+            Some(h) => h,
+            None => self.stored_header(game_id).await?,
+        };
         let key = game_id.to_string();
         let setup = header.setup().map_err(|e| RefereeError::Corrupt {
             game: game_id.clone(),
@@ -379,7 +387,7 @@ impl Games {
     ) -> Result<(GameState, Vec<Accepted>), RefereeError> {
         let entry = self.entry(game_id);
         let mut guard = entry.lock().await;
-        let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
+        let slot = self.ensure_loaded(&mut guard, game_id, None, 0).await?;
         let missed = (last_acked.saturating_add(1)..=slot.last_client_seq())
             .map(|k| slot.ack_again(k, false, true, !omit_state))
             .collect();
@@ -398,7 +406,7 @@ impl Games {
     ) -> Result<Outcome, RefereeError> {
         let entry = self.entry(game_id);
         let mut guard = entry.lock().await;
-        let slot = self.ensure_loaded(&mut guard, game_id, 0).await?;
+        let slot = self.ensure_loaded(&mut guard, game_id, None, 0).await?;
         let last = slot.last_client_seq();
         if client_seq <= last {
             self.metrics.duplicate();
@@ -512,7 +520,7 @@ impl Games {
         &self,
         game_id: &GameId,
         audience: Audience,
-    ) -> Result<(GameState, Vec<LoggedEvent>), RefereeError> {
+    ) -> Result<Snapshot, RefereeError> {
         let existing = self
             .slots
             .lock()
@@ -522,10 +530,14 @@ impl Games {
         if let Some(entry) = existing {
             let guard = entry.lock().await;
             if let Some(slot) = guard.as_ref() {
-                return Ok((slot.state(audience), slot.events_for(audience)));
+                return Ok(Snapshot {
+                    header: slot.header.clone(),
+                    state: slot.state(audience),
+                    events: slot.events_for(audience),
+                });
             }
         }
-        let header = self.header(game_id).await?;
+        let header = self.stored_header(game_id).await?;
         let key = game_id.to_string();
         let events = read_all(self.log.as_ref(), game_id, &key).await?;
         let setup = header.setup().map_err(|e| RefereeError::Corrupt {
@@ -543,10 +555,11 @@ impl Games {
             .filter_map(|e| e.client_seq)
             .max()
             .unwrap_or(0);
-        Ok((
-            state_of(game_id, &game, last_client_seq, audience),
-            filtered(&events, audience, game.is_over()),
-        ))
+        Ok(Snapshot {
+            state: state_of(game_id, &game, last_client_seq, audience),
+            events: filtered(&events, audience, game.is_over()),
+            header,
+        })
     }
 
     /// Renews every held lease; drops games whose lease was lost, and those

@@ -2,7 +2,7 @@
 
 use crate::auth::{self, Caller, Tokens};
 use crate::error::RefereeError;
-use crate::games::{self, Games, Outcome};
+use crate::games::{self, Games, Outcome, Snapshot};
 use crate::keys::parse_game_id;
 use crate::metrics::Metrics;
 use crate::reply;
@@ -390,8 +390,11 @@ impl Referee for RefereeService {
         let req = request.into_inner();
         let game_id = parse_game_id(&req.game_id)?;
         caller.may_judge(&game_id).map_err(auth::status)?;
-        let header = self.shared.games.header(&game_id).await?;
-        let (state, events) = self
+        let Snapshot {
+            header,
+            state,
+            events,
+        } = self
             .shared
             .games
             .read(&game_id, audience(req.audience))
