@@ -165,7 +165,9 @@ pub struct Games {
     owner: String,
     lease_ttl: Duration,
     metrics: Arc<Metrics>,
-    slots: Mutex<HashMap<GameId, Entry>>,
+    /// Looked up on every command. Keyed by judges' game ids, so seeded
+    /// (foldhash's per-map seed) rather than a fixed hash.
+    slots: Mutex<HashMap<GameId, Entry, foldhash::fast::RandomState>>,
 }
 
 impl Games {
@@ -180,7 +182,7 @@ impl Games {
             owner,
             lease_ttl,
             metrics,
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(HashMap::default()),
         }
     }
 
@@ -589,6 +591,9 @@ impl Games {
                 *guard = None;
                 self.metrics.open_games(-1);
                 drop(guard);
+                // Its entry too, or the map grows with every game a judge
+                // left unfinished.
+                self.forget_slot(&game_id);
                 let _ = self.log.release_lease(&key, &self.owner, fence).await;
                 tracing::debug!(game = %game_id, "idle game unloaded");
                 return;

@@ -17,6 +17,7 @@ use mafia_record::{GameId, Refusal, Rejected};
 use mafia_rules::view::events_for;
 use mafia_rules::Audience;
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -47,13 +48,26 @@ pub struct RefereeService {
 /// the stream with UNAVAILABLE so the judge reconnects elsewhere.
 async fn next_command(
     inbound: &mut Streaming<v1::JudgeCommand>,
-    shutdown: &mut watch::Receiver<bool>,
+    stop: &mut Stop,
 ) -> Result<Option<Option<Kind>>, Status> {
+    // The command first: the stop is polled (a lock on the shutdown
+    // watch) only while the judge has sent nothing, not on each of the
+    // several wake-ups a command takes.
     tokio::select! {
         biased;
-        _ = crate::stopped(shutdown) => Err(shutting_down()),
         m = inbound.message() => Ok(m?.map(|c| c.kind)),
+        _ = stop.as_mut() => Err(shutting_down()),
     }
+}
+
+/// Resolves when the referee starts shutting down. One per stream, waited
+/// on by every read: a wait made afresh for each command put a waiter on
+/// the shutdown watch and took it off again every time (issue 15).
+type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+fn stop(shutdown: &watch::Receiver<bool>) -> Stop {
+    let mut shutdown = shutdown.clone();
+    Box::pin(async move { crate::stopped(&mut shutdown).await })
 }
 
 type ReplyStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
@@ -69,7 +83,8 @@ fn shutting_down() -> Status {
 struct JudgeStream {
     shared: Arc<Shared>,
     inbound: Streaming<v1::JudgeCommand>,
-    shutdown: watch::Receiver<bool>,
+    /// Not polled again once it has resolved: that ends the stream (`done`).
+    stop: Stop,
     /// Until the Attach is checked.
     caller: Option<Caller>,
     /// The attached game and its `omit_state`.
@@ -112,7 +127,7 @@ impl JudgeStream {
         let Some((game_id, omit_state)) = &self.game else {
             return self.attach().await;
         };
-        let submit = match next_command(&mut self.inbound, &mut self.shutdown).await? {
+        let submit = match next_command(&mut self.inbound, &mut self.stop).await? {
             Some(Some(Kind::Submit(s))) => s,
             Some(_) => {
                 return Err(Status::failed_precondition(
@@ -128,7 +143,7 @@ impl JudgeStream {
     }
 
     async fn attach(&mut self) -> Result<Option<v1::RefereeReply>, Status> {
-        let attach = match next_command(&mut self.inbound, &mut self.shutdown).await? {
+        let attach = match next_command(&mut self.inbound, &mut self.stop).await? {
             Some(Some(Kind::Attach(a))) => a,
             Some(_) => {
                 return Err(Status::failed_precondition(
@@ -368,7 +383,7 @@ impl Referee for RefereeService {
         let stream = Box::new(JudgeStream {
             shared: self.shared.clone(),
             inbound: request.into_inner(),
-            shutdown: self.shared.shutdown.clone(),
+            stop: stop(&self.shared.shutdown),
             caller: Some(caller),
             game: None,
             queued: VecDeque::new(),
