@@ -35,7 +35,8 @@ bench:
 # The referee under closed-loop load (Redis with AOF, then embedded): one
 # `name: value unit` line per figure. Needs redis-server on PATH or REDIS_URL.
 # BENCH_ARGS="--backends redis --redis-callgrind" also counts redis-server's
-# instructions per command under valgrind: steady where CPU time is noisy.
+# instructions per command under valgrind: steady where CPU time is noisy;
+# --referee-callgrind counts the referee's.
 bench-referee:
 	$(CARGO) build --release -p mafia-referee --bins
 	$${CARGO_TARGET_DIR:-target}/release/mafia-referee-bench $(BENCH_ARGS)

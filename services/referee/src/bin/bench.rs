@@ -67,6 +67,14 @@ struct Args {
     /// plain run: compare these figures only with each other.
     #[arg(long)]
     redis_callgrind: bool,
+    /// Run each measured referee under valgrind's callgrind and print the
+    /// instructions it executed per command (`referee_instructions_per_cmd`):
+    /// the figure to compare builds by where CPU time moves by a third from
+    /// run to run. The referee runs some 50× slower, so its batches are
+    /// larger than in a plain run: compare these figures only with each
+    /// other. Not with a `--referee-bin` that is itself a valgrind wrapper.
+    #[arg(long)]
+    referee_callgrind: bool,
     /// Threads of each referee's runtime (its `--workers`); 0 for its
     /// default, one per core. One by default (a current-thread runtime):
     /// on two cores shared with Redis and this load tool, a second thread
@@ -171,12 +179,29 @@ fn redis(
     bail!("redis-server did not start")
 }
 
+/// Starts a referee; under callgrind when `callgrind` names the directory
+/// for its profile.
 fn referee(
     bin: &PathBuf,
     store_args: &[String],
+    callgrind: Option<&std::path::Path>,
     procs: &mut Killed,
 ) -> anyhow::Result<(String, u32)> {
-    let mut child = Command::new(bin)
+    let mut cmd = match callgrind {
+        Some(dir) => {
+            let mut c = Command::new("valgrind");
+            c.arg("--tool=callgrind")
+                .arg(format!(
+                    "--callgrind-out-file={}",
+                    dir.join("referee.%p.callgrind").display()
+                ))
+                .arg("--log-file=/dev/null")
+                .arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    let mut child = cmd
         .args([
             "--listen",
             "127.0.0.1:0",
@@ -367,7 +392,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
         {
             let mut procs = Killed(Vec::new());
-            let (url, pid) = referee(&bin, &args_for(0), &mut procs)?;
+            let (url, pid) = referee(&bin, &args_for(0), None, &mut procs)?;
             open_games(backend, &client_for(url)?, pid, args.memory_games, run_id).await?;
             procs.stop().await;
         }
@@ -418,10 +443,13 @@ impl Measure<'_> {
         run_id: u64,
     ) -> anyhow::Result<()> {
         let (backend, tag, n) = (self.backend, self.tag, self.tables);
+        // Outlives the referees: callgrind writes its profile as they exit.
+        let callgrind_dir = tempfile::tempdir()?;
+        let under_callgrind = args.referee_callgrind.then_some(callgrind_dir.path());
         let mut procs = Killed(Vec::new());
         let mut referees = Vec::new();
         for _ in 0..self.referees {
-            referees.push(referee(bin, store_args, &mut procs)?);
+            referees.push(referee(bin, store_args, under_callgrind, &mut procs)?);
         }
         let pids: Vec<u32> = referees.iter().map(|(_, pid)| *pid).collect();
         let mut sims = Vec::new();
@@ -449,6 +477,11 @@ impl Measure<'_> {
                 callgrind_control(*pid, "-z")?;
             }
         }
+        if args.referee_callgrind {
+            for pid in &pids {
+                callgrind_control(*pid, "-z")?;
+            }
+        }
         // The first referee's profile stands for all of them.
         let profile = match &args.profile {
             Some(dir) => Some(Profile::start(
@@ -470,6 +503,15 @@ impl Measure<'_> {
         let cpu = sum_cpu(&pids)?.saturating_sub(cpu_before);
         let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
         let redis_cpu = sum_cpu(self.redis_pids)?.saturating_sub(redis_before);
+        let referee_instructions = if args.referee_callgrind {
+            let mut sum = 0;
+            for pid in &pids {
+                sum += instructions(&callgrind_control(*pid, "-e")?)?;
+            }
+            Some(sum)
+        } else {
+            None
+        };
         let redis_instructions = if callgrind {
             let mut sum = 0;
             for pid in self.redis_pids {
@@ -497,6 +539,12 @@ impl Measure<'_> {
             println!(
                 "{backend}.redis_cpu_us_per_cmd@{tag}: {:.1} us",
                 per_cmd(redis_cpu)
+            );
+        }
+        if let Some(ir) = referee_instructions {
+            println!(
+                "{backend}.referee_instructions_per_cmd@{tag}: {:.0} instr",
+                ir as f64 / report.commands.max(1) as f64
             );
         }
         if let Some(ir) = redis_instructions {
