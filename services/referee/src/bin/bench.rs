@@ -140,15 +140,8 @@ fn redis(
     }
     let port = free_port()?;
     let mut cmd = if callgrind {
-        let mut c = Command::new("valgrind");
-        c.arg("--tool=callgrind")
-            .arg(format!(
-                "--callgrind-out-file={}",
-                dir.join("redis.callgrind").display()
-            ))
-            .arg("--log-file=/dev/null")
-            .arg("redis-server")
-            .args(["--auto-aof-rewrite-percentage", "0"]);
+        let mut c = under_callgrind(&dir.join("redis.callgrind"), "redis-server");
+        c.args(["--auto-aof-rewrite-percentage", "0"]);
         c
     } else {
         Command::new("redis-server")
@@ -179,6 +172,16 @@ fn redis(
     bail!("redis-server did not start")
 }
 
+/// `program` run by valgrind's callgrind, its profile written to `out`.
+fn under_callgrind(out: &std::path::Path, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new("valgrind");
+    c.arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg("--log-file=/dev/null")
+        .arg(program);
+    c
+}
+
 /// Starts a referee; under callgrind when `callgrind` names the directory
 /// for its profile.
 fn referee(
@@ -188,17 +191,7 @@ fn referee(
     procs: &mut Killed,
 ) -> anyhow::Result<(String, u32)> {
     let mut cmd = match callgrind {
-        Some(dir) => {
-            let mut c = Command::new("valgrind");
-            c.arg("--tool=callgrind")
-                .arg(format!(
-                    "--callgrind-out-file={}",
-                    dir.join("referee.%p.callgrind").display()
-                ))
-                .arg("--log-file=/dev/null")
-                .arg(bin);
-            c
-        }
+        Some(dir) => under_callgrind(&dir.join("referee.%p.callgrind"), bin),
         None => Command::new(bin),
     };
     let mut child = cmd
