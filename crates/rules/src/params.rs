@@ -604,7 +604,13 @@ impl RuleSet {
 
     /// The fields that differ from the preset, as a JSON object (empty for a preset).
     pub fn overrides(&self) -> Value {
-        let base = serde_json::to_value(Params::preset(self.id)).expect("params serialize");
+        let preset = Params::preset(self.id);
+        // A preset (every simulated game's and most tournaments'): nothing
+        // differs, without the two JSON round trips below.
+        if self.params == preset {
+            return Value::Object(Default::default());
+        }
+        let base = serde_json::to_value(preset).expect("params serialize");
         let mine = serde_json::to_value(&self.params).expect("params serialize");
         diff(&base, &mine).unwrap_or_else(|| Value::Object(Default::default()))
     }
