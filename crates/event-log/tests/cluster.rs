@@ -44,10 +44,18 @@ mafia_event_log::event_log_conformance_tests!(
 /// The next item of a follower that is not a store error (it resumes by
 /// itself).
 async fn next_followed(s: &mut FollowStream) -> Followed {
+    // Errors are retried by the follower; one that only fails must still
+    // end the test.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last_error = None;
     loop {
+        assert!(
+            Instant::now() < deadline,
+            "the follower yielded only errors for 60 s, the last: {last_error:?}"
+        );
         match tokio::time::timeout(Duration::from_secs(30), s.next()).await {
             Ok(Some(Ok(item))) => return item,
-            Ok(Some(Err(_))) => continue,
+            Ok(Some(Err(e))) => last_error = Some(e.to_string()),
             Ok(None) => panic!("follower ended"),
             Err(_) => panic!("follower stalled"),
         }
@@ -191,10 +199,27 @@ async fn no_acked_event_is_lost_and_followers_go_on_when_a_primary_is_killed_mid
     }
     let written_in = waited.elapsed();
     let mut followed: HashMap<String, Vec<u64>> = HashMap::new();
+    // A follower that keeps yielding something other than the events (a
+    // trim notice, over and over) must fail the test, not hang it.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let (mut others, mut last_other) = (0usize, None);
     while followed.values().map(Vec::len).sum::<usize>() < games.len() * EVENTS as usize {
-        if let Followed::Event(e) = next_followed(&mut follower).await {
-            assert_eq!(e.payload, payload(&e.game, e.seq));
-            followed.entry(e.game).or_default().push(e.seq);
+        assert!(
+            Instant::now() < deadline,
+            "the follower delivered {} of {} events in 120 s after the writes; it yielded \
+             {others} other items, the last: {last_other:?}",
+            followed.values().map(Vec::len).sum::<usize>(),
+            games.len() * EVENTS as usize,
+        );
+        match next_followed(&mut follower).await {
+            Followed::Event(e) => {
+                assert_eq!(e.payload, payload(&e.game, e.seq));
+                followed.entry(e.game).or_default().push(e.seq);
+            }
+            other => {
+                others += 1;
+                last_other = Some(other);
+            }
         }
     }
     for g in &games {
