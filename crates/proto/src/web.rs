@@ -2,6 +2,7 @@
 //! accepted sockets with TCP_NODELAY and keepalive, the HTTP/2 keepalive,
 //! the header timeout, and CORS for gRPC-web callers (the judge console)
 //! from the origins an operator admits. [`crate::serve`] applies them.
+//! And the signals a server stops on ([`terminated`]).
 
 use std::time::Duration;
 
@@ -90,6 +91,23 @@ pub fn cors(origins: &[String]) -> Result<CorsLayer, BadOrigin> {
             "grpc-status-details-bin",
         ]))
         .max_age(Duration::from_secs(24 * 3600)))
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM (`docker stop`, systemd). Both
+/// handlers are installed when this is called, not when the future is first
+/// polled: call it before printing the address a script waits for, so a
+/// signal sent at once ends in the orderly shutdown instead of the default
+/// action. Call it inside a runtime.
+pub fn terminated() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = term.recv() => {}
+        }
+    })
 }
 
 #[cfg(test)]

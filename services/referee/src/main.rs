@@ -172,15 +172,12 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         tracing::info!(addr = %m.local_addr()?, "metrics on /metrics");
         running.serve_metrics(m);
     }
-    // Before the line below: a SIGTERM sent as soon as it is read must
-    // find the handler in place, not end the process uncleanly.
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    // Before the line below: a signal sent as soon as it is read must find
+    // the handlers in place, not end the process uncleanly.
+    let terminated = mafia_proto::web::terminated()?;
     // Printed for scripts that start referees on port 0.
     println!("listening on {}", running.addr);
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    terminated.await;
     tracing::info!("shutting down");
     running.shutdown().await;
     Ok(())
