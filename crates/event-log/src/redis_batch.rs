@@ -44,6 +44,13 @@ const MAX_BATCH_PAYLOADS: usize = 2048;
 /// a probe of a primary left without a replica is rare.
 const UNREPLICATED_PAUSE: Duration = Duration::from_secs(30);
 
+/// How long a batch waits, `WAIT` after `WAIT`, for a replica that is
+/// connected but behind, before it is acknowledged as durable on its
+/// primary only. A replica slowed by a busy machine took longer than one
+/// `WAIT`'s timeout; acknowledging then lost acked events when the primary
+/// was killed next (the cluster failover test, under the full suite's load).
+const REPLICA_CATCH_UP: Duration = Duration::from_secs(10);
+
 /// KEYS: per game its shard's feed, its state and events; then the feeds
 /// to trim. ARGV: the shards' feed maxlen, then per game: its feed entry
 /// (`<game> <first seq> <count>`), expected_last_seq, fence, payload
@@ -202,8 +209,9 @@ pub(crate) async fn run(
                     } else if replicated == Some(false) {
                         tracing::warn!(
                             shard,
-                            "appends acknowledged by no replica in time: durable on the primary only; \
-                             not waiting on this shard for {UNREPLICATED_PAUSE:?}"
+                            "appends acknowledged with no replica connected, or none caught up in \
+                             {REPLICA_CATCH_UP:?}: durable on the primary only; not waiting on this \
+                             shard for {UNREPLICATED_PAUSE:?}"
                         );
                         unreplicated.insert(shard, sent + UNREPLICATED_PAUSE);
                     }
@@ -238,9 +246,13 @@ pub(crate) async fn run(
                 let mut conn = conn.clone();
                 let wait = cfg
                     .replica_wait
-                    .filter(|_| unreplicated.get(&shard).is_none_or(|until| *until <= now));
+                    .filter(|_| unreplicated.get(&shard).is_none_or(|until| *until <= now))
+                    .map(|timeout| ReplicaWait {
+                        timeout,
+                        node_key: cfg.layout.feed_key(shard),
+                    });
                 async move {
-                    let (replies, replicated) = send(&mut conn, &cmd, wait).await;
+                    let (replies, replicated) = send(&mut conn, &cmd, wait.as_ref()).await;
                     answer(&mut batch, replies);
                     (shard, replicated, cmd, now)
                 }
@@ -329,7 +341,7 @@ fn push_decimal(out: &mut String, mut n: u64) {
 async fn send(
     conn: &mut Conn,
     cmd: &Cmd,
-    wait: Option<Duration>,
+    wait: Option<&ReplicaWait>,
 ) -> (Result<Value, LogError>, Option<bool>) {
     let reply = match call(conn, cmd, wait).await {
         // The server does not know the script yet (first call, restart,
@@ -348,24 +360,72 @@ async fn send(
     }
 }
 
+/// `WAIT 1` after a batch's script call on a cluster.
+struct ReplicaWait {
+    /// Each `WAIT`'s timeout.
+    timeout: Duration,
+    /// A key of the batch's slot: it routes the follow-up `WAIT`s to the
+    /// script's node, on the same connection, where `WAIT` covers every
+    /// write sent before it.
+    node_key: String,
+}
+
 /// One script call, and the replica wait after it on the same connection
-/// (a pipeline goes to one node: the script's).
+/// (a pipeline goes to one node: the script's). A `WAIT` that times out
+/// while the node still has a replica connected is sent again, up to
+/// [`REPLICA_CATCH_UP`]: only a primary left without a replica, or one
+/// that stays behind that long, acknowledges what its replica lacks.
 async fn call(
     conn: &mut Conn,
     cmd: &Cmd,
-    wait: Option<Duration>,
+    wait: Option<&ReplicaWait>,
 ) -> redis::RedisResult<(Value, Option<bool>)> {
     let Some(wait) = wait else {
         let reply = conn.req_packed_command(cmd).await?;
         return Ok((reply.extract_error()?, None));
     };
+    let millis = wait.timeout.as_millis().max(1) as u64;
     let mut pipe = redis::pipe();
-    pipe.add_command(cmd.clone())
-        .cmd("WAIT")
-        .arg(1)
-        .arg(wait.as_millis().max(1) as u64);
+    pipe.add_command(cmd.clone()).cmd("WAIT").arg(1).arg(millis);
     let (reply, replicas): (Value, i64) = pipe.query_async(conn).await?;
-    Ok((reply, Some(replicas >= 1)))
+    if replicas >= 1 {
+        return Ok((reply, Some(true)));
+    }
+    let started = Instant::now();
+    loop {
+        // Keyless INFO goes where the key sends the pipeline.
+        let mut probe = redis::pipe();
+        probe
+            .cmd("EXISTS")
+            .arg(&wait.node_key)
+            .ignore()
+            .cmd("INFO")
+            .arg("replication");
+        let (info,): (String,) = probe.query_async(conn).await?;
+        if connected_replicas(&info) == 0 || started.elapsed() >= REPLICA_CATCH_UP {
+            return Ok((reply, Some(false)));
+        }
+        let mut again = redis::pipe();
+        again
+            .cmd("EXISTS")
+            .arg(&wait.node_key)
+            .ignore()
+            .cmd("WAIT")
+            .arg(1)
+            .arg(millis);
+        let (replicas,): (i64,) = again.query_async(conn).await?;
+        if replicas >= 1 {
+            return Ok((reply, Some(true)));
+        }
+    }
+}
+
+/// `connected_slaves` of an `INFO replication` answer (0 if absent).
+fn connected_replicas(info: &str) -> u64 {
+    info.lines()
+        .find_map(|l| l.strip_prefix("connected_slaves:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Hands each caller its game's reply (or the batch's error: its outcome is
@@ -459,6 +519,14 @@ fn outcome(r: &AppendRequest, item: &[u8]) -> Result<Appended, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connected_replicas_are_read_off_info_replication() {
+        let info = "# Replication\r\nrole:master\r\nconnected_slaves:2\r\n\
+                    slave0:ip=127.0.0.1,port=7001,state=online,offset=1,lag=0\r\n";
+        assert_eq!(connected_replicas(info), 2);
+        assert_eq!(connected_replicas("# Replication\r\nrole:master\r\n"), 0);
+    }
 
     fn trims(shard_maxlen: u64) -> Trims {
         Trims::new(&BatchConfig {

@@ -126,6 +126,37 @@ impl RedisCluster {
         self.roles("master")
     }
 
+    /// Ports of the nodes that are replicas now.
+    pub fn replicas(&self) -> Vec<u16> {
+        self.roles("slave")
+    }
+
+    /// Stops the node on `port` with SIGSTOP: its connections stay open,
+    /// it answers nothing (a replica left behind by a busy machine).
+    pub fn pause(&self, port: u16) {
+        self.signal(port, "-STOP");
+    }
+
+    /// Lets a [`pause`](RedisCluster::pause)d node run again.
+    pub fn resume(&self, port: u16) {
+        self.signal(port, "-CONT");
+    }
+
+    fn signal(&self, port: u16, signal: &str) {
+        for node in &self.nodes {
+            if let (true, Some(child)) = (node.port == port, &node.child) {
+                let status = Command::new("kill")
+                    .arg(signal)
+                    .arg(child.id().to_string())
+                    .status();
+                assert!(
+                    status.is_ok_and(|s| s.success()),
+                    "kill {signal} of the node on :{port} failed"
+                );
+            }
+        }
+    }
+
     fn roles(&self, role: &str) -> Vec<u16> {
         let Some(nodes) = self.live_ports().find_map(|p| info(p, "CLUSTER", "NODES")) else {
             return Vec::new();

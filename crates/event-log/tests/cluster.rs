@@ -92,6 +92,13 @@ async fn write_through_failures(
                 progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             Err(e @ (LogError::Fenced { .. } | LogError::UnknownGame(_))) => panic!("{game}: {e}"),
+            // The log holds fewer events than were acknowledged: retrying
+            // could never succeed, and the test would hang instead of
+            // naming the loss.
+            Err(LogError::Conflict { actual_last_seq }) if actual_last_seq < last => panic!(
+                "{game}: {last} events acknowledged, the log holds {actual_last_seq}: acked \
+                 events lost"
+            ),
             Err(_) => {
                 failures += 1;
                 // Whether it landed (Conflict says the seq moved on): read
@@ -234,4 +241,69 @@ async fn no_acked_event_is_lost_and_followers_go_on_when_a_primary_is_killed_mid
          {promoted_in:?}, every game written {written_in:?} after the kill; {acked_total} acked events, 0 lost; {failures} appends failed and were \
          checked against the log"
     );
+}
+
+/// A replica that is connected but behind (here: stopped) holds an append's
+/// ack back until it has the append: acking after one `WAIT` timed out
+/// left the event on its primary only, and a kill of that primary then
+/// lost an acknowledged event. A primary with no replica at all still
+/// acknowledges (durable on itself only), so the log stays writable after
+/// a failover.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_is_acked_only_once_a_connected_replica_has_it() {
+    let mut cluster = RedisCluster::spawn(3, 1).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = RedisLogConfig {
+        cluster_replica_wait: Some(Duration::from_millis(100)),
+        ..config("cluster-replica-behind")
+    };
+    let log = Arc::new(RedisLog::connect_with(cluster.url(), cfg).await.unwrap());
+    log.create_game("g", b"setup").await.unwrap();
+    log.append("g", 0, 0, &[payload("g", 1)]).await.unwrap();
+
+    let replicas = cluster.replicas();
+    assert_eq!(replicas.len(), 3, "a replica per primary");
+    for &r in &replicas {
+        cluster.pause(r);
+    }
+    let append = tokio::spawn({
+        let log = log.clone();
+        async move { log.append("g", 1, 0, &[payload("g", 2)]).await }
+    });
+    // Ten of the append's WAITs time out while the replicas are stopped.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        !append.is_finished(),
+        "acknowledged while no replica could have it: {:?}",
+        append.await
+    );
+    for &r in &replicas {
+        cluster.resume(r);
+    }
+    let acked = tokio::time::timeout(Duration::from_secs(30), append)
+        .await
+        .expect("acknowledged once the replica caught up")
+        .unwrap()
+        .unwrap();
+    assert_eq!(acked.last_seq, 2);
+
+    // With no replica left, a primary acknowledges on its own.
+    for &r in &replicas {
+        cluster.kill(r);
+    }
+    let acked = tokio::time::timeout(
+        Duration::from_secs(60),
+        log.append("g", 2, 0, &[payload("g", 3)]),
+    )
+    .await
+    .expect("a primary without replicas still takes appends")
+    .unwrap();
+    assert_eq!(acked.last_seq, 3);
+    let seqs: Vec<u64> = log
+        .read("g", 1, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(seqs, [1, 2, 3]);
 }
