@@ -89,14 +89,54 @@ impl JudgeSession {
     /// resuming as needed. A rejection is an `Ok(Err(Rejected))`.
     pub async fn submit(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
         let started = std::time::Instant::now();
-        let reply = self.submit_once(at, cmd).await?;
+        let reply = match self.submit_once(at, cmd).await? {
+            Ok(a) => {
+                let a = accepted_from_proto(&a).map_err(broken)?;
+                // A replayed ack's state is older than the one Attached gave.
+                if let (Some(s), false) = (&a.state, a.replayed) {
+                    self.state = Some(s.clone());
+                }
+                Ok(a)
+            }
+            Err(r) => Err(r),
+        };
         if let (Ok(a), Some(log)) = (&reply, &self.referee.cfg.ack_log) {
             log.record(&self.game_id, a, started.elapsed());
         }
         Ok(reply)
     }
 
-    async fn submit_once(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
+    /// [`submit`](Self::submit) for a caller that needs only the sequence
+    /// numbers of the stored events (the simulator, which checks them
+    /// against its own engine's): the events' JSON is not decoded, which was
+    /// the largest part of a simulated judge's work. The ack log, when set,
+    /// still gets every event.
+    pub async fn submit_for_seqs(
+        &mut self,
+        at: i64,
+        cmd: &Command,
+    ) -> Result<Result<Vec<u64>, Rejected>, ClientError> {
+        let started = std::time::Instant::now();
+        let a = match self.submit_once(at, cmd).await? {
+            Ok(a) => a,
+            Err(r) => return Ok(Err(r)),
+        };
+        if let (Some(s), false) = (&a.state, a.replayed) {
+            self.state = Some(state_from_proto(s).map_err(broken)?);
+        }
+        if let Some(log) = &self.referee.cfg.ack_log {
+            let decoded = accepted_from_proto(&a).map_err(broken)?;
+            log.record(&self.game_id, &decoded, started.elapsed());
+        }
+        Ok(Ok(a.events.iter().map(|e| e.seq).collect()))
+    }
+
+    /// The raw acknowledgement of one command (events still JSON).
+    async fn submit_once(
+        &mut self,
+        at: i64,
+        cmd: &Command,
+    ) -> Result<Result<v1::Accepted, Rejected>, ClientError> {
         let cmd = command_to_proto(cmd);
         let deadline = tokio::time::Instant::now() + self.referee.cfg.retry_budget;
         let mut backoff = Backoff::new();
@@ -133,7 +173,7 @@ impl JudgeSession {
         seq: u64,
         at: i64,
         cmd: &v1::Command,
-    ) -> Result<Reply, ClientError> {
+    ) -> Result<Result<v1::Accepted, Rejected>, ClientError> {
         let conn = self.conn.as_mut().expect("connected");
         let msg = v1::JudgeCommand {
             kind: Some(judge_command::Kind::Submit(v1::Submit {
@@ -148,11 +188,7 @@ impl JudgeSession {
             .map_err(|_| ClientError::Unreachable("stream closed".into()))?;
         match next_reply(&mut conn.rx).await? {
             referee_reply::Kind::Accepted(a) if a.client_seq == seq => {
-                let a = accepted_from_proto(&a).map_err(broken)?;
                 self.last_acked = seq;
-                if let Some(s) = &a.state {
-                    self.state = Some(s.clone());
-                }
                 Ok(Ok(a))
             }
             referee_reply::Kind::Rejected(r) if r.client_seq == seq => {
@@ -166,7 +202,10 @@ impl JudgeSession {
 
     /// Connects and attaches if needed. Returns the ack of `in_flight` if the
     /// referee had already applied it before the connection broke.
-    async fn ensure_connected(&mut self, in_flight: u64) -> Result<Option<Accepted>, ClientError> {
+    async fn ensure_connected(
+        &mut self,
+        in_flight: u64,
+    ) -> Result<Option<v1::Accepted>, ClientError> {
         if self.conn.is_some() {
             return Ok(None);
         }
@@ -206,7 +245,7 @@ impl JudgeSession {
                 referee_reply::Kind::Accepted(a) if a.replayed => {
                     self.last_acked = a.client_seq;
                     if a.client_seq == in_flight {
-                        recovered = Some(accepted_from_proto(&a).map_err(broken)?);
+                        recovered = Some(a);
                     }
                 }
                 other => {

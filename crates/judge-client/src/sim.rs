@@ -207,8 +207,8 @@ async fn play_game(
             at += think;
         }
         let t = Instant::now();
-        match session.submit(at, &cmd).await? {
-            Ok(a) => {
+        match session.submit_for_seqs(at, &cmd).await? {
+            Ok(theirs) => {
                 report.latencies.push(t.elapsed());
                 report.commands += 1;
                 sent += 1;
@@ -218,7 +218,6 @@ async fn play_game(
                 let mine = game
                     .apply(&cmd, at)
                     .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
-                let theirs: Vec<u64> = a.events.iter().map(|e| u64::from(e.envelope.seq)).collect();
                 let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
                 if theirs != ours {
                     return Err(fail(format!(
