@@ -43,6 +43,7 @@ mod redis_conn;
 mod redis_feed;
 mod redis_keys;
 mod redis_log;
+mod redis_wire;
 
 #[cfg(feature = "testing")]
 pub mod conformance;

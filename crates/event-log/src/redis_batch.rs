@@ -13,7 +13,7 @@
 //! call is followed by `WAIT 1 <timeout>` on the same node connection when
 //! [`BatchConfig::replica_wait`] is set.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::redis_conn::Conn;
 use crate::redis_keys::Layout;
+use crate::redis_wire::{self, Reply, Wire};
 use crate::{Appended, LogError};
 
 /// Batches at the server at once: while one runs, the next is sent, so
@@ -82,9 +83,11 @@ const REPLICA_CATCH_UP: Duration = Duration::from_secs(10);
 /// `unknown`. One bulk string, not an array of arrays: the client's reply
 /// parser costs per value, and parsing two values per game was a tenth of
 /// the referee's instructions.
-static APPEND_MANY: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r#"
+static APPEND_MANY: LazyLock<Script> = LazyLock::new(|| Script::new(APPEND_MANY_LUA));
+
+/// [`APPEND_MANY`]'s source, for `SCRIPT LOAD` on the batch task's own
+/// connection.
+const APPEND_MANY_LUA: &str = r#"
 local out = {}
 local a, k, g = 2, 1, 0
 while a <= #ARGV do
@@ -119,9 +122,7 @@ for t = k, #KEYS do
   redis.call('XTRIM', KEYS[t], 'MAXLEN', '~', ARGV[1])
 end
 return table.concat(out, ',')
-"#,
-    )
-});
+"#;
 
 /// One caller's append, waiting for its batch.
 pub(crate) struct AppendRequest {
@@ -262,17 +263,195 @@ pub(crate) async fn run(
     }
 }
 
-/// The `EVALSHA` of [`APPEND_MANY`] for `batch`, written into `cmd`
+/// A call on the wire whose reply has not come yet.
+enum Sent {
+    /// `SCRIPT LOAD` of [`APPEND_MANY`], after a `NOSCRIPT`.
+    Load,
+    Call {
+        batch: Vec<AppendRequest>,
+        request: Vec<u8>,
+        sent: tokio::time::Instant,
+        /// Sent again after the script was loaded: a second `NOSCRIPT`
+        /// is an error.
+        again: bool,
+    },
+}
+
+/// [`run`] for a single server on the batch task's own connection
+/// ([`redis_wire`]): each batch's call is written as soon as it is formed
+/// (two at the server at most, as in [`run`]), and the replies, which come
+/// in the order of the calls, are read on this task.
+pub(crate) async fn run_on_wire(
+    mut wire: Wire,
+    cfg: BatchConfig,
+    timeout: Option<Duration>,
+    mut rx: mpsc::UnboundedReceiver<AppendRequest>,
+) {
+    let mut sent: VecDeque<Sent> = VecDeque::new();
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    let mut scratch = String::new();
+    let mut trims = Trims::new(&cfg);
+    let mut open = true;
+    while open || !sent.is_empty() {
+        let oldest = sent.iter().find_map(|s| match s {
+            Sent::Call { sent, .. } => Some(*sent),
+            Sent::Load => None,
+        });
+        let deadline = timeout.zip(oldest).map(|(t, at)| at + t);
+        tokio::select! {
+            reply = reply_by(&mut wire, deadline), if !sent.is_empty() => {
+                let Some(first) = sent.pop_front() else { continue };
+                match (first, reply) {
+                    (Sent::Load, Ok(Reply::Error(e))) => {
+                        tracing::warn!(error = %e, "loading the append script failed");
+                    }
+                    (Sent::Load, Ok(_)) => {}
+                    (
+                        Sent::Call { batch, request, again: false, .. },
+                        Ok(Reply::Error(e)),
+                    ) if e.starts_with("NOSCRIPT") => {
+                        // Nothing ran: load the script, send the call again.
+                        let mut load = Vec::new();
+                        redis_wire::command(&mut load, &[b"SCRIPT", b"LOAD", APPEND_MANY_LUA.as_bytes()]);
+                        load.extend_from_slice(&request);
+                        let call = Sent::Call {
+                            batch,
+                            request,
+                            sent: tokio::time::Instant::now(),
+                            again: true,
+                        };
+                        sent.push_back(Sent::Load);
+                        sent.push_back(call);
+                        if let Err(e) = wire.send(&load).await {
+                            fail_all(&mut sent, &mut spare, &e);
+                            wire.close();
+                        }
+                    }
+                    (Sent::Call { mut batch, request, .. }, Ok(reply)) => {
+                        let replies = match reply {
+                            Reply::Text(t) => Ok(Value::BulkString(t)),
+                            Reply::Error(e) => Err(LogError::Redis(Box::new(
+                                redis::RedisError::from((ErrorKind::ResponseError, "append script failed", e)),
+                            ))),
+                            other => Ok(match other {
+                                Reply::Integer(i) => Value::Int(i),
+                                _ => Value::Nil,
+                            }),
+                        };
+                        answer(&mut batch, replies);
+                        spare.push(request);
+                    }
+                    (first, Err(e)) => {
+                        sent.push_front(first);
+                        fail_all(&mut sent, &mut spare, &e);
+                        wire.close();
+                    }
+                }
+            }
+            r = rx.recv(), if open && sent.len() < BATCHES_IN_FLIGHT => {
+                let Some(first) = r else {
+                    open = false;
+                    continue;
+                };
+                let mut payloads = first.payloads.len();
+                let mut batch = vec![first];
+                while payloads < MAX_BATCH_PAYLOADS {
+                    match rx.try_recv() {
+                        Ok(r) => {
+                            payloads += r.payloads.len();
+                            batch.push(r);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let mut request = spare.pop().unwrap_or_default();
+                script_call(&cfg, &batch, &mut trims, &mut request, &mut scratch);
+                if !wire.is_open() && !sent.is_empty() {
+                    // Replies owed on a connection that is gone never come.
+                    fail_all(&mut sent, &mut spare, &redis_wire::failed("connection lost"));
+                }
+                match wire.send(&request).await {
+                    Ok(()) => sent.push_back(Sent::Call {
+                        batch,
+                        request,
+                        sent: tokio::time::Instant::now(),
+                        again: false,
+                    }),
+                    Err(e) => {
+                        answer(&mut batch, Err(e));
+                        spare.push(request);
+                        let e = redis_wire::failed("connection lost");
+                        fail_all(&mut sent, &mut spare, &e);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The next reply, or an error once `deadline` has passed.
+async fn reply_by(
+    wire: &mut Wire,
+    deadline: Option<tokio::time::Instant>,
+) -> Result<Reply, LogError> {
+    match deadline {
+        Some(d) => tokio::time::timeout_at(d, wire.reply())
+            .await
+            .unwrap_or_else(|_| Err(redis_wire::failed("no reply in time"))),
+        None => wire.reply().await,
+    }
+}
+
+/// Answers every call still owed a reply with `e` (outcome unknown).
+fn fail_all(sent: &mut VecDeque<Sent>, spare: &mut Vec<Vec<u8>>, e: &LogError) {
+    for s in sent.drain(..) {
+        if let Sent::Call {
+            mut batch, request, ..
+        } = s
+        {
+            answer(&mut batch, Err(copy_error(e)));
+            spare.push(request);
+        }
+    }
+}
+
+/// Where a script call's arguments are written: a client library command,
+/// or RESP for the batch task's own connection.
+trait Args {
+    /// Starts a call of `n` arguments (after clearing what was there).
+    fn begin(&mut self, n: usize);
+    fn arg(&mut self, arg: &[u8]);
+}
+
+impl Args for Cmd {
+    fn begin(&mut self, _n: usize) {
+        self.clear();
+    }
+    fn arg(&mut self, arg: &[u8]) {
+        Cmd::arg(self, arg);
+    }
+}
+
+impl Args for Vec<u8> {
+    fn begin(&mut self, n: usize) {
+        self.clear();
+        redis_wire::array(self, n);
+    }
+    fn arg(&mut self, arg: &[u8]) {
+        redis_wire::bulk(self, arg);
+    }
+}
+
+/// The `EVALSHA` of [`APPEND_MANY`] for `batch`, written into `out`
 /// (cleared first); `scratch` holds each key and number while it is copied
 /// in, so neither allocates once they have grown to a batch's size.
 fn script_call(
     cfg: &BatchConfig,
     batch: &[AppendRequest],
     trims: &mut Trims,
-    cmd: &mut Cmd,
+    out: &mut impl Args,
     scratch: &mut String,
 ) {
-    cmd.clear();
     let mut trimmed: Vec<u16> = batch
         .iter()
         .map(|r| r.shard)
@@ -280,25 +459,30 @@ fn script_call(
         .collect();
     trimmed.sort_unstable();
     trimmed.dedup();
-    cmd.arg("EVALSHA")
-        .arg(APPEND_MANY.get_hash())
-        .arg(3 * batch.len() + trimmed.len());
+    let keys = 3 * batch.len() + trimmed.len();
+    let args: usize = batch.iter().map(|r| 4 + r.payloads.len()).sum();
+    out.begin(3 + keys + 1 + args);
+    out.arg(b"EVALSHA");
+    out.arg(APPEND_MANY.get_hash().as_bytes());
+    scratch.clear();
+    push_decimal(scratch, keys as u64);
+    out.arg(scratch.as_bytes());
     for r in batch {
         scratch.clear();
         cfg.layout.write_feed_key(scratch, r.shard);
-        cmd.arg(scratch.as_bytes());
+        out.arg(scratch.as_bytes());
         for what in ["state", "events"] {
             scratch.clear();
             cfg.layout.write_game_key(scratch, r.shard, &r.game, what);
-            cmd.arg(scratch.as_bytes());
+            out.arg(scratch.as_bytes());
         }
     }
     for &shard in &trimmed {
         scratch.clear();
         cfg.layout.write_feed_key(scratch, shard);
-        cmd.arg(scratch.as_bytes());
+        out.arg(scratch.as_bytes());
     }
-    cmd.arg(trims.maxlen.as_bytes());
+    out.arg(trims.maxlen.as_bytes());
     for r in batch {
         let n = r.payloads.len() as u64;
         // Decimal strings: the script compares numbers as text (Lua
@@ -309,31 +493,21 @@ fn script_call(
         push_decimal(scratch, r.expected_last_seq.wrapping_add(1));
         scratch.push(' ');
         push_decimal(scratch, n);
-        cmd.arg(scratch.as_bytes());
+        out.arg(scratch.as_bytes());
         for n in [r.expected_last_seq, r.fence, n] {
             scratch.clear();
             push_decimal(scratch, n);
-            cmd.arg(scratch.as_bytes());
+            out.arg(scratch.as_bytes());
         }
         for p in &r.payloads {
-            cmd.arg(p.as_ref());
+            out.arg(p.as_ref());
         }
     }
 }
 
 /// `n` in decimal, without `fmt`'s machinery.
-fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[i..].iter().map(|&d| char::from(d)));
+fn push_decimal(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// The script's reply, and whether a replica had it in time (`None`: not

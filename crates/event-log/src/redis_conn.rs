@@ -81,6 +81,15 @@ impl Target {
         })
     }
 
+    /// A single server's address and set-up, for a connection of the log's
+    /// own (`redis_wire`).
+    pub(crate) fn single(&self) -> Option<&redis::ConnectionInfo> {
+        match self {
+            Target::Single(client) => Some(client.get_connection_info()),
+            Target::Cluster { .. } => None,
+        }
+    }
+
     pub(crate) fn is_cluster(&self) -> bool {
         matches!(self, Target::Cluster { .. })
     }

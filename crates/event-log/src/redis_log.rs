@@ -13,6 +13,7 @@ use crate::redis_batch::{self, AppendRequest, BatchConfig};
 use crate::redis_conn::{Conn, Target};
 use crate::redis_feed;
 use crate::redis_keys::Layout;
+use crate::redis_wire::{self, Wire};
 
 use crate::{
     ttl_millis, validate_game_id, validate_owner, Appended, EventLog, FeedCursor, FeedStream,
@@ -236,7 +237,20 @@ impl RedisLog {
             replica_wait,
             shard_maxlen: (cfg.feed_maxlen / u64::from(cfg.feed_shards)).max(1),
         };
-        tokio::spawn(redis_batch::run(conn.clone(), batch, rx));
+        match target.single().filter(|info| redis_wire::supports(info)) {
+            Some(info) => {
+                let wire = Wire::new(info.clone(), cfg.response_timeout);
+                tokio::spawn(redis_batch::run_on_wire(
+                    wire,
+                    batch,
+                    cfg.response_timeout,
+                    rx,
+                ));
+            }
+            None => {
+                tokio::spawn(redis_batch::run(conn.clone(), batch, rx));
+            }
+        }
         Ok(RedisLog {
             target,
             conn,

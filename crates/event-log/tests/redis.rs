@@ -358,3 +358,114 @@ async fn follower_resumes_by_itself_after_redis_is_killed_and_restarted() {
     )
     .await;
 }
+
+/// Appends on a single server go over the log's own connection (not the
+/// client library's): it must do what the library did for them. Here it
+/// authenticates and selects the URL's database, loads the append script
+/// again after `SCRIPT FLUSH`, and reconnects after the server dropped it,
+/// each append answered once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_authenticate_select_the_database_reload_the_script_and_reconnect() {
+    // A private server: the test sets a password on it.
+    let server =
+        RedisServer::spawn().unwrap_or_else(|e| panic!("this test needs redis-server: {e}"));
+    let addr = server
+        .url()
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_owned();
+    let mut admin = redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("requirepass")
+        .arg("s3cret")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let _: () = redis::cmd("AUTH")
+        .arg("s3cret")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let url = format!("redis://:s3cret@{addr}/3");
+    let log = RedisLog::connect_with(&url, RedisLogConfig::with_prefix("wire"))
+        .await
+        .unwrap();
+    log.create_game("g", b"setup").await.unwrap();
+    log.append("g", 0, 0, &batch("a", 2)).await.unwrap();
+    let in_db = |db: i64| {
+        let mut admin = admin.clone();
+        async move {
+            let _: () = redis::cmd("SELECT")
+                .arg(db)
+                .query_async(&mut admin)
+                .await
+                .unwrap();
+            let n: u64 = redis::cmd("DBSIZE").query_async(&mut admin).await.unwrap();
+            n
+        }
+    };
+    assert!(in_db(3).await > 0, "the log writes to the URL's database");
+    assert_eq!(in_db(0).await, 0, "and nothing to database 0");
+
+    let _: () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let a = log.append("g", 2, 0, &batch("b", 1)).await.unwrap();
+    assert_eq!(
+        (a.first_seq, a.last_seq),
+        (3, 3),
+        "appended after SCRIPT FLUSH"
+    );
+
+    // Every connection but the admin's dropped by the server.
+    let _: () = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("normal")
+        .arg("SKIPME")
+        .arg("yes")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let mut last = 3;
+    for attempt in 0.. {
+        assert!(attempt < 20, "no append went through after the disconnect");
+        match log.append("g", last, 0, &batch("c", 1)).await {
+            Ok(a) => {
+                assert_eq!(a.last_seq, last + 1);
+                break;
+            }
+            // The outcome of an append cut off is unknown: look.
+            Err(LogError::Redis(_)) => {
+                last = loop {
+                    if let Ok(n) = log.last_seq("g").await {
+                        break n;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                };
+                if last == 4 {
+                    break;
+                }
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let stored: Vec<Bytes> = log
+        .read("g", 1, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.payload)
+        .collect();
+    let mut expected = batch("a", 2);
+    expected.extend(batch("b", 1));
+    expected.extend(batch("c", 1));
+    assert_eq!(stored, expected);
+}
