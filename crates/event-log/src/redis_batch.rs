@@ -409,7 +409,12 @@ fn fail_all(sent: &mut VecDeque<Sent>, spare: &mut Vec<Vec<u8>>, e: &LogError) {
             mut batch, request, ..
         } = s
         {
-            answer(&mut batch, Err(copy_error(e)));
+            // `answer` names the batch; the cause is said once.
+            let cause = match e {
+                LogError::Redis(r) => r.detail().map_or_else(|| r.to_string(), str::to_owned),
+                other => other.to_string(),
+            };
+            answer(&mut batch, Err(redis_wire::failed(cause)));
             spare.push(request);
         }
     }
