@@ -469,3 +469,46 @@ async fn appends_authenticate_select_the_database_reload_the_script_and_reconnec
     expected.extend(batch("c", 1));
     assert_eq!(stored, expected);
 }
+
+/// A server that stops answering (SIGSTOP) fails the append in flight
+/// after the response timeout, its outcome unknown, instead of leaving it
+/// waiting; once the server runs again the next append goes through on a
+/// new connection, after the one that timed out if that one landed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_the_server_does_not_answer_times_out_and_the_next_one_reconnects() {
+    let server =
+        RedisServer::spawn().unwrap_or_else(|e| panic!("this test needs redis-server: {e}"));
+    let pid = server.pid().expect("a spawned server").to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} {pid}");
+    };
+    let cfg = RedisLogConfig {
+        response_timeout: Some(Duration::from_millis(500)),
+        ..RedisLogConfig::with_prefix("wire-timeout")
+    };
+    let log = connect(&server, cfg).await;
+    log.create_game("g", b"setup").await.unwrap();
+    log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
+
+    signal("-STOP");
+    let stalled = tokio::time::timeout(
+        Duration::from_secs(30),
+        log.append("g", 1, 0, &batch("b", 1)),
+    )
+    .await;
+    signal("-CONT");
+    match stalled {
+        Ok(Err(LogError::Redis(_))) => {}
+        other => panic!("expected a timed-out append, got {other:?}"),
+    }
+    // Whether it landed is unknown: the server may have read it before it
+    // stopped. The log says.
+    let last = log.last_seq("g").await.unwrap();
+    assert!(last == 1 || last == 2, "last seq {last}");
+    let a = log.append("g", last, 0, &batch("c", 1)).await.unwrap();
+    assert_eq!(a.last_seq, last + 1);
+}
