@@ -4,8 +4,9 @@
 //! the client library each call was packed from a command object (every
 //! key and payload copied a second time), handed to the connection's own
 //! task over a channel, written from there, and its reply parsed into a
-//! value and handed back: together about a fifth of the referee's
-//! instructions per command outside HTTP/2 (callgrind, 100 tables).
+//! value and handed back: about 7 % of the referee's instructions per
+//! command (callgrind, 100 tables), which this path brought down by 4 %
+//! (34.0k to 32.6k per command).
 //!
 //! Only what the batch task needs: TCP or a Unix socket, `AUTH` and
 //! `SELECT` from the URL, replies that are one simple string, error,
