@@ -284,9 +284,9 @@ enum Sent {
 pub(crate) async fn run_on_wire(
     mut wire: Wire,
     cfg: BatchConfig,
-    timeout: Option<Duration>,
     mut rx: mpsc::UnboundedReceiver<AppendRequest>,
 ) {
+    let timeout = wire.timeout();
     let mut sent: VecDeque<Sent> = VecDeque::new();
     let mut spare: Vec<Vec<u8>> = Vec::new();
     let mut scratch = String::new();
@@ -333,10 +333,9 @@ pub(crate) async fn run_on_wire(
                             Reply::Error(e) => Err(LogError::Redis(Box::new(
                                 redis::RedisError::from((ErrorKind::ResponseError, "append script failed", e)),
                             ))),
-                            other => Ok(match other {
-                                Reply::Integer(i) => Value::Int(i),
-                                _ => Value::Nil,
-                            }),
+                            // Not the script's: `answer` says so.
+                            Reply::Integer(i) => Ok(Value::Int(i)),
+                            Reply::Nil => Ok(Value::Nil),
                         };
                         answer(&mut batch, replies);
                         spare.push(request);
@@ -366,10 +365,6 @@ pub(crate) async fn run_on_wire(
                 }
                 let mut request = spare.pop().unwrap_or_default();
                 script_call(&cfg, &batch, &mut trims, &mut request, &mut scratch);
-                if !wire.is_open() && !sent.is_empty() {
-                    // Replies owed on a connection that is gone never come.
-                    fail_all(&mut sent, &mut spare, &redis_wire::failed("connection lost"));
-                }
                 match wire.send(&request).await {
                     Ok(()) => sent.push_back(Sent::Call {
                         batch,
@@ -549,6 +544,16 @@ struct ReplicaWait {
     node_key: String,
 }
 
+impl ReplicaWait {
+    /// A pipeline that goes to the script's node: a keyless command added
+    /// to it (`INFO`, `WAIT`) runs there.
+    fn on_node(&self) -> redis::Pipeline {
+        let mut pipe = redis::pipe();
+        pipe.cmd("EXISTS").arg(&self.node_key).ignore();
+        pipe
+    }
+}
+
 /// One script call, and the replica wait after it on the same connection
 /// (a pipeline goes to one node: the script's). A `WAIT` that times out
 /// while the node still has a replica connected is sent again, up to
@@ -572,27 +577,22 @@ async fn call(
     }
     let started = Instant::now();
     loop {
-        // Keyless INFO goes where the key sends the pipeline.
-        let mut probe = redis::pipe();
-        probe
-            .cmd("EXISTS")
-            .arg(&wait.node_key)
-            .ignore()
+        let (info,): (String,) = wait
+            .on_node()
             .cmd("INFO")
-            .arg("replication");
-        let (info,): (String,) = probe.query_async(conn).await?;
+            .arg("replication")
+            .query_async(conn)
+            .await?;
         if connected_replicas(&info) == 0 || started.elapsed() >= REPLICA_CATCH_UP {
             return Ok((reply, Some(false)));
         }
-        let mut again = redis::pipe();
-        again
-            .cmd("EXISTS")
-            .arg(&wait.node_key)
-            .ignore()
+        let (replicas,): (i64,) = wait
+            .on_node()
             .cmd("WAIT")
             .arg(1)
-            .arg(millis);
-        let (replicas,): (i64,) = again.query_async(conn).await?;
+            .arg(millis)
+            .query_async(conn)
+            .await?;
         if replicas >= 1 {
             return Ok((reply, Some(true)));
         }

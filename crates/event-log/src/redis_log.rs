@@ -240,12 +240,7 @@ impl RedisLog {
         match target.single().filter(|info| redis_wire::supports(info)) {
             Some(info) => {
                 let wire = Wire::new(info.clone(), cfg.response_timeout);
-                tokio::spawn(redis_batch::run_on_wire(
-                    wire,
-                    batch,
-                    cfg.response_timeout,
-                    rx,
-                ));
+                tokio::spawn(redis_batch::run_on_wire(wire, batch, rx));
             }
             None => {
                 tokio::spawn(redis_batch::run(conn.clone(), batch, rx));

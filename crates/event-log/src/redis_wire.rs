@@ -67,30 +67,30 @@ impl Wire {
         }
     }
 
-    /// Whether a connection is open (replies may be outstanding on it).
-    pub(crate) fn is_open(&self) -> bool {
-        self.io.is_some()
-    }
-
     /// Drops the connection; the next [`send`](Wire::send) makes another.
     pub(crate) fn close(&mut self) {
         self.io = None;
         self.buf.clear();
     }
 
+    /// The response timeout the connection was made with.
+    pub(crate) fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     /// Writes `request` (whole RESP commands), connecting first if needed.
     pub(crate) async fn send(&mut self, request: &[u8]) -> Result<(), LogError> {
-        if self.io.is_none() {
-            let io = self.bounded(self.connect()).await?;
-            self.io = Some(io);
-        }
-        let io = self.io.as_mut().expect("connected above");
-        let write = async { io.write_all(request).await.map_err(io_failed) };
-        let written = match self.timeout {
-            Some(t) => tokio::time::timeout(t, write)
+        let timeout = self.timeout;
+        let written = within(timeout, "connect", self.open()).await;
+        let written = match written {
+            Ok(()) => {
+                let io = self.io.as_mut().expect("opened above");
+                within(timeout, "write", async {
+                    io.write_all(request).await.map_err(io_failed)
+                })
                 .await
-                .unwrap_or_else(|_| Err(failed("write timed out"))),
-            None => write.await,
+            }
+            Err(e) => Err(e),
         };
         if written.is_err() {
             self.close();
@@ -112,19 +112,12 @@ impl Wire {
         }
     }
 
-    async fn bounded<T>(
-        &self,
-        f: impl std::future::Future<Output = Result<T, LogError>>,
-    ) -> Result<T, LogError> {
-        match self.timeout {
-            Some(t) => tokio::time::timeout(t, f)
-                .await
-                .unwrap_or_else(|_| Err(failed("connect timed out"))),
-            None => f.await,
+    /// Connects if there is no connection, with the URL's `AUTH` and
+    /// `SELECT` (their replies read before anything else is sent).
+    async fn open(&mut self) -> Result<(), LogError> {
+        if self.io.is_some() {
+            return Ok(());
         }
-    }
-
-    async fn connect(&self) -> Result<Box<dyn Stream>, LogError> {
         let mut io: Box<dyn Stream> = match &self.info.addr {
             ConnectionAddr::Tcp(host, port) => {
                 let s = tokio::net::TcpStream::connect((host.as_str(), *port))
@@ -142,43 +135,43 @@ impl Wire {
         };
         let redis = &self.info.redis;
         let mut hello = Vec::new();
-        let mut expected = 0;
         if let Some(password) = &redis.password {
             match &redis.username {
                 Some(user) => command(&mut hello, &[b"AUTH", user.as_bytes(), password.as_bytes()]),
                 None => command(&mut hello, &[b"AUTH", password.as_bytes()]),
             }
-            expected += 1;
         }
         if redis.db != 0 {
             command(&mut hello, &[b"SELECT", redis.db.to_string().as_bytes()]);
-            expected += 1;
         }
-        if expected > 0 {
-            io.write_all(&hello).await.map_err(io_failed)?;
-            let mut buf = BytesMut::new();
-            while expected > 0 {
-                match parse(&buf)? {
-                    Some((Reply::Error(e), _)) => {
-                        return Err(LogError::Redis(Box::new(redis::RedisError::from((
-                            ErrorKind::AuthenticationFailed,
-                            "redis refused the connection's set-up",
-                            e,
-                        )))))
-                    }
-                    Some((_, used)) => {
-                        buf.advance(used);
-                        expected -= 1;
-                    }
-                    None => {
-                        if io.read_buf(&mut buf).await.map_err(io_failed)? == 0 {
-                            return Err(failed("the server closed the connection"));
-                        }
-                    }
-                }
+        let expected = usize::from(redis.password.is_some()) + usize::from(redis.db != 0);
+        io.write_all(&hello).await.map_err(io_failed)?;
+        self.buf.clear();
+        self.io = Some(io);
+        for _ in 0..expected {
+            if let Reply::Error(e) = self.reply().await? {
+                return Err(LogError::Redis(Box::new(redis::RedisError::from((
+                    ErrorKind::AuthenticationFailed,
+                    "redis refused the connection's set-up",
+                    e,
+                )))));
             }
         }
-        Ok(io)
+        Ok(())
+    }
+}
+
+/// `f`, failed as `what` timed out once `timeout` has passed.
+async fn within<T>(
+    timeout: Option<Duration>,
+    what: &str,
+    f: impl std::future::Future<Output = Result<T, LogError>>,
+) -> Result<T, LogError> {
+    match timeout {
+        Some(t) => tokio::time::timeout(t, f)
+            .await
+            .unwrap_or_else(|_| Err(failed(format!("{what} timed out")))),
+        None => f.await,
     }
 }
 

@@ -204,6 +204,17 @@ impl RedisServer {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Stops the spawned server with SIGSTOP: its connections stay open,
+    /// it answers nothing. Panics for `REDIS_URL`'s.
+    pub fn pause(&self) {
+        signal(self.pid().expect("a spawned server"), libc::SIGSTOP);
+    }
+
+    /// Lets a [`pause`](RedisServer::pause)d server run again.
+    pub fn resume(&self) {
+        signal(self.pid().expect("a spawned server"), libc::SIGCONT);
+    }
+
     /// Whether this value runs (and will kill) its own server.
     pub fn is_spawned(&self) -> bool {
         self.child.is_some()
@@ -375,4 +386,18 @@ pub mod net {
         };
         format!("{ip:08X}:{:04X}", a.port())
     }
+}
+
+/// Sends `sig` to the process `pid` (a server a test spawned).
+pub(crate) fn signal(pid: u32, sig: libc::c_int) {
+    let pid = libc::pid_t::try_from(pid).expect("a process id");
+    // SAFETY: kill(2) with a process id and a signal number; no memory is
+    // shared with the callee.
+    let sent = unsafe { libc::kill(pid, sig) };
+    assert_eq!(
+        sent,
+        0,
+        "signal {sig} to {pid}: {}",
+        std::io::Error::last_os_error()
+    );
 }

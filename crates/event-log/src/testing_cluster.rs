@@ -134,27 +134,18 @@ impl RedisCluster {
     /// Stops the node on `port` with SIGSTOP: its connections stay open,
     /// it answers nothing (a replica left behind by a busy machine).
     pub fn pause(&self, port: u16) {
-        self.signal(port, "-STOP");
+        self.signal(port, libc::SIGSTOP);
     }
 
     /// Lets a [`pause`](RedisCluster::pause)d node run again.
     pub fn resume(&self, port: u16) {
-        self.signal(port, "-CONT");
+        self.signal(port, libc::SIGCONT);
     }
 
-    fn signal(&self, port: u16, signal: &str) {
-        for node in &self.nodes {
-            if let (true, Some(child)) = (node.port == port, &node.child) {
-                let status = Command::new("kill")
-                    .arg(signal)
-                    .arg(child.id().to_string())
-                    .status();
-                assert!(
-                    status.is_ok_and(|s| s.success()),
-                    "kill {signal} of the node on :{port} failed"
-                );
-            }
-        }
+    fn signal(&self, port: u16, sig: libc::c_int) {
+        let node = self.nodes.iter().find(|n| n.port == port);
+        let child = node.and_then(|n| n.child.as_ref());
+        super::signal(child.expect("a live node on that port").id(), sig);
     }
 
     fn roles(&self, role: &str) -> Vec<u16> {

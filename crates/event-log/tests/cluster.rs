@@ -41,6 +41,19 @@ mafia_event_log::event_log_conformance_tests!(
     fresh_log(&cluster)
 );
 
+/// A cluster of this test's own (3 primaries, a replica each: the test
+/// kills or stops nodes) and a log on it whose appends wait `replica_wait`
+/// for a replica.
+async fn own_cluster(tag: &str, replica_wait: Duration) -> (RedisCluster, Arc<RedisLog>) {
+    let cluster = RedisCluster::spawn(3, 1).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = RedisLogConfig {
+        cluster_replica_wait: Some(replica_wait),
+        ..config(tag)
+    };
+    let log = Arc::new(RedisLog::connect_with(cluster.url(), cfg).await.unwrap());
+    (cluster, log)
+}
+
 /// The next item of a follower that is not a store error (it resumes by
 /// itself).
 async fn next_followed(s: &mut FollowStream) -> Followed {
@@ -132,12 +145,7 @@ async fn write_through_failures(
 /// follower of every game gets each event once, in order, through it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_acked_event_is_lost_and_followers_go_on_when_a_primary_is_killed_mid_game() {
-    let mut cluster = RedisCluster::spawn(3, 1).unwrap_or_else(|e| panic!("{e}"));
-    let cfg = RedisLogConfig {
-        cluster_replica_wait: Some(Duration::from_millis(200)),
-        ..config("cluster-failover")
-    };
-    let log = Arc::new(RedisLog::connect_with(cluster.url(), cfg).await.unwrap());
+    let (mut cluster, log) = own_cluster("cluster-failover", Duration::from_millis(200)).await;
     // Spread over every shard, so every primary holds some of them.
     let games: Vec<String> = (0..24).map(|i| format!("cup.final.r1.t{i}.g1")).collect();
     for g in &games {
@@ -251,12 +259,8 @@ async fn no_acked_event_is_lost_and_followers_go_on_when_a_primary_is_killed_mid
 /// a failover.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_append_is_acked_only_once_a_connected_replica_has_it() {
-    let mut cluster = RedisCluster::spawn(3, 1).unwrap_or_else(|e| panic!("{e}"));
-    let cfg = RedisLogConfig {
-        cluster_replica_wait: Some(Duration::from_millis(100)),
-        ..config("cluster-replica-behind")
-    };
-    let log = Arc::new(RedisLog::connect_with(cluster.url(), cfg).await.unwrap());
+    let (mut cluster, log) =
+        own_cluster("cluster-replica-behind", Duration::from_millis(100)).await;
     log.create_game("g", b"setup").await.unwrap();
     log.append("g", 0, 0, &[payload("g", 1)]).await.unwrap();
 

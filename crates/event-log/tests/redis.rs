@@ -478,14 +478,6 @@ async fn appends_authenticate_select_the_database_reload_the_script_and_reconnec
 async fn an_append_the_server_does_not_answer_times_out_and_the_next_one_reconnects() {
     let server =
         RedisServer::spawn().unwrap_or_else(|e| panic!("this test needs redis-server: {e}"));
-    let pid = server.pid().expect("a spawned server").to_string();
-    let signal = |sig: &str| {
-        let ok = std::process::Command::new("kill")
-            .args([sig, &pid])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "kill {sig} {pid}");
-    };
     let cfg = RedisLogConfig {
         response_timeout: Some(Duration::from_millis(500)),
         ..RedisLogConfig::with_prefix("wire-timeout")
@@ -494,13 +486,13 @@ async fn an_append_the_server_does_not_answer_times_out_and_the_next_one_reconne
     log.create_game("g", b"setup").await.unwrap();
     log.append("g", 0, 0, &batch("a", 1)).await.unwrap();
 
-    signal("-STOP");
+    server.pause();
     let stalled = tokio::time::timeout(
         Duration::from_secs(30),
         log.append("g", 1, 0, &batch("b", 1)),
     )
     .await;
-    signal("-CONT");
+    server.resume();
     match stalled {
         Ok(Err(LogError::Redis(_))) => {}
         other => panic!("expected a timed-out append, got {other:?}"),

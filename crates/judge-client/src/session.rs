@@ -89,28 +89,17 @@ impl JudgeSession {
     /// resuming as needed. A rejection is an `Ok(Err(Rejected))`.
     pub async fn submit(&mut self, at: i64, cmd: &Command) -> Result<Reply, ClientError> {
         let started = std::time::Instant::now();
-        let reply = match self.submit_once(at, cmd).await? {
-            Ok(a) => {
-                let a = accepted_from_proto(&a).map_err(broken)?;
-                // A replayed ack's state is older than the one Attached gave.
-                if let (Some(s), false) = (&a.state, a.replayed) {
-                    self.state = Some(s.clone());
-                }
-                Ok(a)
-            }
-            Err(r) => Err(r),
-        };
-        if let (Ok(a), Some(log)) = (&reply, &self.referee.cfg.ack_log) {
-            log.record(&self.game_id, a, started.elapsed());
+        match self.submit_once(at, cmd).await? {
+            Ok(a) => Ok(Ok(self.acknowledged(&a, started)?)),
+            Err(r) => Ok(Err(r)),
         }
-        Ok(reply)
     }
 
     /// [`submit`](Self::submit) for a caller that needs only the sequence
     /// numbers of the stored events (the simulator, which checks them
-    /// against its own engine's): the events' JSON is not decoded, which was
-    /// the largest part of a simulated judge's work. The ack log, when set,
-    /// still gets every event.
+    /// against its own engine's): without a state to keep or an ack log to
+    /// write, the events' JSON is not decoded, which was the largest part
+    /// of a simulated judge's work.
     pub async fn submit_for_seqs(
         &mut self,
         at: i64,
@@ -121,14 +110,27 @@ impl JudgeSession {
             Ok(a) => a,
             Err(r) => return Ok(Err(r)),
         };
-        if let (Some(s), false) = (&a.state, a.replayed) {
-            self.state = Some(state_from_proto(s).map_err(broken)?);
-        }
-        if let Some(log) = &self.referee.cfg.ack_log {
-            let decoded = accepted_from_proto(&a).map_err(broken)?;
-            log.record(&self.game_id, &decoded, started.elapsed());
+        if a.state.is_some() || self.referee.cfg.ack_log.is_some() {
+            self.acknowledged(&a, started)?;
         }
         Ok(Ok(a.events.iter().map(|e| e.seq).collect()))
+    }
+
+    /// An ack, decoded: its state kept (a replayed ack's is older than the
+    /// one Attached gave) and the ack logged.
+    fn acknowledged(
+        &mut self,
+        a: &v1::Accepted,
+        started: std::time::Instant,
+    ) -> Result<Accepted, ClientError> {
+        let a = accepted_from_proto(a).map_err(broken)?;
+        if let (Some(s), false) = (&a.state, a.replayed) {
+            self.state = Some(s.clone());
+        }
+        if let Some(log) = &self.referee.cfg.ack_log {
+            log.record(&self.game_id, &a, started.elapsed());
+        }
+        Ok(a)
     }
 
     /// The raw acknowledgement of one command (events still JSON).

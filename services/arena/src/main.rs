@@ -88,7 +88,7 @@ async fn drive(args: Args, tournament: TournamentId, seed: u64) -> anyhow::Resul
         organiser: args.organiser_token.unwrap_or_default(),
         chief: args.chief_token.unwrap_or_default(),
     };
-    let stopped = mafia_gateway::closing::terminated();
+    let stopped = mafia_proto::web::terminated()?;
     println!(
         "  demo tournament {}: {} players at {} tables, {} rounds",
         demo.tournament,
@@ -222,7 +222,7 @@ async fn main() -> anyhow::Result<()> {
 
     // Ctrl-C and SIGTERM stop cleanly from the moment the URLs are printed:
     // both are caught from here on, not only once the wait below has begun.
-    let stopped = mafia_gateway::closing::terminated();
+    let stopped = mafia_proto::web::terminated()?;
     println!("Mafia Arena is running (Ctrl-C stops it).");
     println!();
     println!("  hall screen:      http://{addr}/hall");

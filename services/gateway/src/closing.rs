@@ -82,39 +82,3 @@ pub fn after_read_error(e: axum::Error) -> Option<CloseFrame> {
         _ => None,
     }
 }
-
-/// Resolves on Ctrl-C or, on Unix, SIGTERM (what `docker stop` and systemd
-/// send), so both end in the same orderly shutdown. The handlers are
-/// installed when this is called, not when the future is first polled: a
-/// script that signals as soon as the gateway prints its address must not
-/// meet the default action and kill the process. Call it inside a runtime.
-pub fn terminated() -> impl Future<Output = ()> + Send + 'static {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let term = signal(SignalKind::terminate());
-        let interrupt = signal(SignalKind::interrupt());
-        async move {
-            match (term, interrupt) {
-                (Ok(mut term), Ok(mut interrupt)) => {
-                    tokio::select! {
-                        _ = interrupt.recv() => {}
-                        _ = term.recv() => {}
-                    }
-                }
-                (Ok(mut term), Err(_)) => {
-                    term.recv().await;
-                }
-                (Err(_), _) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                }
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        async {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
-}

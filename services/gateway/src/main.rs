@@ -150,7 +150,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let addr = listener.local_addr()?;
     // Before the address goes out: whoever reads it may signal at once.
-    let terminated = mafia_gateway::closing::terminated();
+    let terminated = mafia_proto::web::terminated()?;
     tracing::info!(%addr, "gateway listening");
     println!("hall screen:   http://{addr}/hall");
     println!(

@@ -465,13 +465,12 @@ impl Measure<'_> {
         let me_before = cpu_ms(me)?;
         let redis_before = sum_cpu(self.redis_pids)?;
         let callgrind = args.redis_callgrind && self.backend == "redis";
-        if callgrind {
-            for pid in self.redis_pids {
-                callgrind_control(*pid, "-z")?;
-            }
-        }
-        if args.referee_callgrind {
-            for pid in &pids {
+        // Each program's counts from here on: the start-up is not counted.
+        for (on, pids) in [
+            (callgrind, self.redis_pids),
+            (args.referee_callgrind, &pids),
+        ] {
+            for pid in pids.iter().filter(|_| on) {
                 callgrind_control(*pid, "-z")?;
             }
         }
@@ -496,24 +495,13 @@ impl Measure<'_> {
         let cpu = sum_cpu(&pids)?.saturating_sub(cpu_before);
         let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
         let redis_cpu = sum_cpu(self.redis_pids)?.saturating_sub(redis_before);
-        let referee_instructions = if args.referee_callgrind {
-            let mut sum = 0;
-            for pid in &pids {
-                sum += instructions(&callgrind_control(*pid, "-e")?)?;
-            }
-            Some(sum)
-        } else {
-            None
-        };
-        let redis_instructions = if callgrind {
-            let mut sum = 0;
-            for pid in self.redis_pids {
-                sum += instructions(&callgrind_control(*pid, "-e")?)?;
-            }
-            Some(sum)
-        } else {
-            None
-        };
+        let referee_instructions = args
+            .referee_callgrind
+            .then(|| instructions_of(&pids))
+            .transpose()?;
+        let redis_instructions = callgrind
+            .then(|| instructions_of(self.redis_pids))
+            .transpose()?;
         if let Some(p) = profile {
             // After the CPU figures: perf's own work is not the referee's.
             println!("{backend}.profile@{tag}: {}", p.finish()?.display());
@@ -589,6 +577,15 @@ fn callgrind_control(pid: u32, what: &str) -> anyhow::Result<String> {
 
 /// The instructions counted since the last zeroing, summed over threads,
 /// from `callgrind_control -e`'s table (`   Th 1  75,426`).
+/// Instructions `pids` executed since their counts were zeroed, together.
+fn instructions_of(pids: &[u32]) -> anyhow::Result<u64> {
+    let mut sum = 0;
+    for pid in pids {
+        sum += instructions(&callgrind_control(*pid, "-e")?)?;
+    }
+    Ok(sum)
+}
+
 fn instructions(report: &str) -> anyhow::Result<u64> {
     let counts: Vec<u64> = report
         .lines()
