@@ -81,8 +81,11 @@ impl Wire {
     /// Writes `request` (whole RESP commands), connecting first if needed.
     pub(crate) async fn send(&mut self, request: &[u8]) -> Result<(), LogError> {
         let timeout = self.timeout;
-        let written = within(timeout, "connect", self.open()).await;
-        let written = match written {
+        let opened = match self.io {
+            Some(_) => Ok(()),
+            None => within(timeout, "connect", self.open()).await,
+        };
+        let written = match opened {
             Ok(()) => {
                 let io = self.io.as_mut().expect("opened above");
                 within(timeout, "write", async {
@@ -112,12 +115,9 @@ impl Wire {
         }
     }
 
-    /// Connects if there is no connection, with the URL's `AUTH` and
-    /// `SELECT` (their replies read before anything else is sent).
+    /// Connects, with the URL's `AUTH` and `SELECT` (their replies read
+    /// before anything else is sent).
     async fn open(&mut self) -> Result<(), LogError> {
-        if self.io.is_some() {
-            return Ok(());
-        }
         let mut io: Box<dyn Stream> = match &self.info.addr {
             ConnectionAddr::Tcp(host, port) => {
                 let s = tokio::net::TcpStream::connect((host.as_str(), *port))
