@@ -6,68 +6,21 @@
 //! Without a chromium binary the test says so and passes, unless
 //! `MAFIA_REQUIRE_CHROMIUM=1` (CI sets it after installing chromium).
 
+#[path = "common/cdp.rs"]
+mod cdp;
 mod common;
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
+use cdp::Browser;
 use common::*;
 use mafia_gateway::ServerConfig;
 use mafia_rules::{Audience, RuleSetId};
 
-fn shots_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn chrome_args(bin: &PathBuf, budget_ms: u32) -> Command {
-    let mut c = Command::new(bin);
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1920,1080",
-    ]);
-    c.arg(format!("--virtual-time-budget={budget_ms}"));
-    c
-}
-
-/// Screenshots `url` to `name.png` and returns the page's DOM after its
-/// scripts ran. The page fills itself from a real WebSocket, which a busy
-/// machine can slow past Chromium's virtual time budget: when the DOM does
-/// not yet show `ready`, the page is rendered again with a longer budget.
-async fn render(bin: PathBuf, url: String, name: &str, ready: &str) -> String {
-    let png = shots_dir().join(format!("{name}.png"));
-    let mut dom = String::new();
-    for budget_ms in [3_000, 8_000, 20_000] {
-        let png_arg = format!("--screenshot={}", png.display());
-        let (url2, bin2) = (url.clone(), bin.clone());
-        let out = tokio::task::spawn_blocking(move || {
-            chrome_args(&bin2, budget_ms)
-                .arg(png_arg)
-                .arg(&url2)
-                .output()
-                .unwrap();
-            chrome_args(&bin2, budget_ms)
-                .arg("--dump-dom")
-                .arg(&url2)
-                .output()
-                .unwrap()
-        })
-        .await
-        .unwrap();
-        dom = String::from_utf8_lossy(&out.stdout).into_owned();
-        if dom.contains(ready) {
-            break;
-        }
-    }
+/// The DOM of `url` once it shows `ready`, screenshot to `name.png`.
+async fn render(b: &mut Browser, url: String, name: &str, ready: &str) -> String {
+    let dom = b.render(&url, ready, Some(name)).await;
+    let png = cdp::artifacts().join(format!("{name}.png"));
     let meta = std::fs::metadata(&png).unwrap_or_else(|e| panic!("no screenshot for {url}: {e}"));
     assert!(meta.len() > 5_000, "screenshot of {url} looks empty");
     dom
@@ -83,6 +36,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
         eprintln!("no chromium in PATH: screen tests skipped (apt-get install -y chromium)");
         return;
     };
+    let mut b = Browser::launch(&bin).await;
     let fx = start(hub_config(Duration::ZERO), ServerConfig::default()).await;
     for (id, table, seed) in [("cup.final.r1.t1.g1", 1, 7), ("cup.final.r1.t2.g1", 2, 3)] {
         let sim = game(RuleSetId::Club, seed);
@@ -99,7 +53,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     let base = format!("http://{}", fx.addr);
 
     let hall = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/hall?lang=en"),
         "hall",
         r#"data-table="cup.final.r1.t2.g1""#,
@@ -115,17 +69,11 @@ async fn each_screen_renders_what_its_audience_may_see() {
         "the public hall shows roles"
     );
 
-    let hall_ru = render(
-        bin.clone(),
-        format!("{base}/hall?lang=ru"),
-        "hall-ru",
-        "Стол 1",
-    )
-    .await;
+    let hall_ru = render(&mut b, format!("{base}/hall?lang=ru"), "hall-ru", "Стол 1").await;
     assert!(hall_ru.contains("Стол 1"), "{hall_ru}");
 
     let overlay = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/overlay?table=cup.final.r1.t1.g1"),
         "overlay-public",
         "Player 1",
@@ -133,7 +81,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     .await;
     assert!(overlay.contains("Player 1") && !overlay.contains(r#"class="role""#));
     let overlay = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/overlay?table=cup.final.r1.t1.g1&token={BROADCAST}"),
         "overlay-broadcast",
         r#"class="role""#,
@@ -145,7 +93,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     );
 
     let spectator = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/spectator?table=cup.final.r1.t2.g1&lang=ru"),
         "spectator",
         "Player 10",
@@ -155,7 +103,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     assert!(!spectator.contains(r#"class="role""#));
 
     let judge = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/judge?token={CHIEF}"),
         "judge",
         r#"class="role""#,
@@ -166,7 +114,7 @@ async fn each_screen_renders_what_its_audience_may_see() {
     );
     // A table judge's dashboard lists its own table only.
     let judge = render(
-        bin.clone(),
+        &mut b,
         format!("{base}/judge?token={JUDGE_T1}"),
         "judge-table",
         r#"data-table="cup.final.r1.t1.g1""#,

@@ -6,53 +6,16 @@
 //! Without a chromium binary the test says so and passes, unless
 //! `MAFIA_REQUIRE_CHROMIUM=1`.
 
+#[path = "common/cdp.rs"]
+mod cdp;
 mod common;
 #[path = "common/cup.rs"]
 mod cup;
 
-use std::path::Path;
-use std::process::Command;
-
+use cdp::Browser;
 use common::{chromium, connect, next_json, CHIEF};
 use cup::{folded, gateway, score_round_3};
 use mafia_tournament::{export, standings};
-
-/// The page's DOM after its scripts ran. The page fills itself from a real
-/// WebSocket, which a busy machine can slow past Chromium's virtual time
-/// budget: when the DOM does not yet show `ready`, it is rendered again
-/// with a longer budget.
-async fn dom(bin: &Path, url: String, ready: &str) -> String {
-    let mut dom = String::new();
-    for budget_ms in [3_000, 8_000, 20_000] {
-        let (url2, bin2) = (url.clone(), bin.to_path_buf());
-        let out = tokio::task::spawn_blocking(move || {
-            Command::new(bin2)
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    "--window-size=1920,1080",
-                ])
-                .arg(format!("--virtual-time-budget={budget_ms}"))
-                .arg("--dump-dom")
-                .arg(&url2)
-                .output()
-                .unwrap()
-        })
-        .await
-        .unwrap();
-        dom = String::from_utf8_lossy(&out.stdout).into_owned();
-        if dom.contains(ready) {
-            break;
-        }
-    }
-    assert!(dom.contains(ready), "{url} never showed {ready}:\n{dom}");
-    dom
-}
 
 /// The players of the rendered rows, in order.
 fn players(dom: &str) -> Vec<String> {
@@ -72,6 +35,7 @@ async fn the_standings_screens_show_the_followed_table_and_follow_a_newly_scored
         eprintln!("no chromium in PATH: standings screen tests skipped");
         return;
     };
+    let mut b = Browser::launch(&bin).await;
     let gw = gateway().await;
     let mut ws = connect(gw.addr, "/ws/standings/cup").await;
     let v1 = next_json(&mut ws).await["version"].as_u64().unwrap();
@@ -84,7 +48,9 @@ async fn the_standings_screens_show_the_followed_table_and_follow_a_newly_scored
         .map(|r| r.player.to_string())
         .collect();
     let ready = format!("data-version=\"{v1}\"");
-    let hall = dom(&bin, format!("{base}/standings?tournament=cup"), &ready).await;
+    let hall = b
+        .render(&format!("{base}/standings?tournament=cup"), &ready, None)
+        .await;
     assert_eq!(players(&hall), want, "every player, by rank");
     assert!(hall.contains("Games scored: 4"), "{hall}");
     let top = &standings(&t).rows[0];
@@ -94,30 +60,33 @@ async fn the_standings_screens_show_the_followed_table_and_follow_a_newly_scored
     )));
 
     // Paged: 8 a page gives three pages; page 2 holds ranks 9 to 16.
-    let paged = dom(
-        &bin,
-        format!("{base}/standings?tournament=cup&size=8&page=2"),
-        &ready,
-    )
-    .await;
+    let paged = b
+        .render(
+            &format!("{base}/standings?tournament=cup&size=8&page=2"),
+            &ready,
+            None,
+        )
+        .await;
     assert_eq!(players(&paged), want[8..16]);
     assert!(paged.contains("Page 2 / 3"));
 
-    let overlay = dom(
-        &bin,
-        format!("{base}/standings-overlay?tournament=cup&top=5"),
-        &ready,
-    )
-    .await;
+    let overlay = b
+        .render(
+            &format!("{base}/standings-overlay?tournament=cup&top=5"),
+            &ready,
+            None,
+        )
+        .await;
     assert_eq!(players(&overlay), want[..5]);
     assert!(overlay.contains("background: transparent"));
 
-    let judge = dom(
-        &bin,
-        format!("{base}/judge?token={CHIEF}&tournament=cup"),
-        &ready,
-    )
-    .await;
+    let judge = b
+        .render(
+            &format!("{base}/judge?token={CHIEF}&tournament=cup"),
+            &ready,
+            None,
+        )
+        .await;
     let pending = export::game_points(&t)
         .iter()
         .filter(|g| g.extra_pending.raw() != 0)
@@ -131,12 +100,13 @@ async fn the_standings_screens_show_the_followed_table_and_follow_a_newly_scored
     assert_eq!(next_json(&mut ws).await["version"].as_u64().unwrap(), v2);
     let t2 = folded(&gw.log).await;
     let s2 = standings(&t2);
-    let hall2 = dom(
-        &bin,
-        format!("{base}/standings?tournament=cup"),
-        &format!("data-version=\"{v2}\""),
-    )
-    .await;
+    let hall2 = b
+        .render(
+            &format!("{base}/standings?tournament=cup"),
+            &format!("data-version=\"{v2}\""),
+            None,
+        )
+        .await;
     assert!(hall2.contains("Games scored: 5"));
     let want2: Vec<String> = s2.rows.iter().map(|r| r.player.to_string()).collect();
     assert_eq!(players(&hall2), want2);

@@ -206,6 +206,24 @@ impl Browser {
         panic!("{what}: never true: {expr}\n{text}");
     }
 
+    /// The DOM of `url` in a new 1920×1080 tab once it contains `ready`
+    /// (the page fills itself from a WebSocket: this waits in real time,
+    /// where `--virtual-time-budget` could end before the first message),
+    /// with a screenshot to `artifacts()/name.png` when `shot` names one.
+    pub async fn render(&mut self, url: &str, ready: &str, shot: Option<&str>) -> String {
+        let page = self.page(1920, 1080).await;
+        self.goto(&page, url).await;
+        let html = "document.documentElement.outerHTML";
+        let expr = format!("{html}.includes({})", json!(ready));
+        self.wait_for(&page, &expr, url).await;
+        if let Some(name) = shot {
+            self.screenshot(&page, name).await;
+        }
+        let dom = self.eval(&page, html).await;
+        self.close(page).await;
+        dom.as_str().unwrap_or_default().to_owned()
+    }
+
     /// A PNG of the viewport, written to `artifacts()/name.png`.
     pub async fn screenshot(&mut self, page: &Page, name: &str) -> PathBuf {
         let r = self
