@@ -172,6 +172,24 @@ fn redis(
     bail!("redis-server did not start")
 }
 
+/// How many append script calls (`EVALSHA`) the Redis at `url` has run,
+/// from `redis-cli INFO commandstats`; `None` when that cannot be asked.
+fn append_calls(url: &str) -> Option<u64> {
+    let out = Command::new("redis-cli")
+        .args(["-u", url, "INFO", "commandstats"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let stats = text
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_evalsha:"))?;
+    stats
+        .split(',')
+        .find_map(|f| f.strip_prefix("calls="))?
+        .parse()
+        .ok()
+}
+
 /// `program` run by valgrind's callgrind, its profile written to `out`.
 fn under_callgrind(out: &std::path::Path, program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut c = Command::new("valgrind");
@@ -345,6 +363,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             }
         };
         let mut redis_args = Vec::new();
+        let mut single_redis = None;
         match backend.as_str() {
             "redis" | "cluster" => {
                 let url = if backend == "cluster" {
@@ -357,6 +376,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 } else {
                     let (url, pid) = redis(dir.path(), args.redis_callgrind, &mut redis_procs)?;
                     redis_pids.extend(pid);
+                    single_redis = Some(url.clone());
                     url
                 };
                 redis_args = vec![
@@ -408,6 +428,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                     tables: n,
                     referees: r.max(1),
                     redis_pids: &redis_pids,
+                    redis_url: single_redis.as_deref(),
                 };
                 m.run(&bin, &args_for(n), &args, run_id).await?;
             }
@@ -425,6 +446,8 @@ struct Measure<'a> {
     tables: u32,
     referees: u32,
     redis_pids: &'a [u32],
+    /// A single Redis server's URL (not a cluster's), for its script calls.
+    redis_url: Option<&'a str>,
 }
 
 impl Measure<'_> {
@@ -464,6 +487,7 @@ impl Measure<'_> {
         let me = std::process::id();
         let me_before = cpu_ms(me)?;
         let redis_before = sum_cpu(self.redis_pids)?;
+        let calls_before = self.redis_url.and_then(append_calls);
         let callgrind = args.redis_callgrind && self.backend == "redis";
         // Each program's counts from here on: the start-up is not counted.
         for (on, pids) in [
@@ -495,6 +519,9 @@ impl Measure<'_> {
         let cpu = sum_cpu(&pids)?.saturating_sub(cpu_before);
         let me_cpu = cpu_ms(me)?.saturating_sub(me_before);
         let redis_cpu = sum_cpu(self.redis_pids)?.saturating_sub(redis_before);
+        let calls = calls_before
+            .zip(self.redis_url.and_then(append_calls))
+            .map(|(before, after)| after.saturating_sub(before));
         let referee_instructions = args
             .referee_callgrind
             .then(|| instructions_of(&pids))
@@ -520,6 +547,14 @@ impl Measure<'_> {
             println!(
                 "{backend}.redis_cpu_us_per_cmd@{tag}: {:.1} us",
                 per_cmd(redis_cpu)
+            );
+        }
+        if let Some(calls) = calls {
+            // The per-call costs (a wake-up, a read, a write to the client
+            // and to the append-only file) are shared by this many commands.
+            println!(
+                "{backend}.cmds_per_append_call@{tag}: {:.1} cmd",
+                report.commands as f64 / calls.max(1) as f64
             );
         }
         if let Some(ir) = referee_instructions {
