@@ -481,13 +481,14 @@ impl Measure<'_> {
         }
         let sum_cpu =
             |pids: &[u32]| -> anyhow::Result<u64> { pids.iter().map(|p| cpu_ms(*p)).sum() };
+        // Asked before the CPU figures start, and again after they end.
+        let calls_before = self.redis_url.and_then(append_calls);
         let rss_before = rss_kib(pids[0])?;
         let started = Instant::now();
         let cpu_before = sum_cpu(&pids)?;
         let me = std::process::id();
         let me_before = cpu_ms(me)?;
         let redis_before = sum_cpu(self.redis_pids)?;
-        let calls_before = self.redis_url.and_then(append_calls);
         let callgrind = args.redis_callgrind && self.backend == "redis";
         // Each program's counts from here on: the start-up is not counted.
         for (on, pids) in [
