@@ -322,9 +322,9 @@ pub(crate) async fn run_on_wire(
                         };
                         sent.push_back(Sent::Load);
                         sent.push_back(call);
+                        // A failed send has closed the wire itself.
                         if let Err(e) = wire.send(&load).await {
                             fail_all(&mut sent, &mut spare, &e);
-                            wire.close();
                         }
                     }
                     (Sent::Call { mut batch, request, .. }, Ok(reply)) => {
@@ -399,17 +399,17 @@ async fn reply_by(
 
 /// Answers every call still owed a reply with `e` (outcome unknown).
 fn fail_all(sent: &mut VecDeque<Sent>, spare: &mut Vec<Vec<u8>>, e: &LogError) {
+    // `answer` names the batch; the cause is said once.
+    let cause = match e {
+        LogError::Redis(r) => r.detail().map_or_else(|| r.to_string(), str::to_owned),
+        other => other.to_string(),
+    };
     for s in sent.drain(..) {
         if let Sent::Call {
             mut batch, request, ..
         } = s
         {
-            // `answer` names the batch; the cause is said once.
-            let cause = match e {
-                LogError::Redis(r) => r.detail().map_or_else(|| r.to_string(), str::to_owned),
-                other => other.to_string(),
-            };
-            answer(&mut batch, Err(redis_wire::failed(cause)));
+            answer(&mut batch, Err(redis_wire::failed(cause.clone())));
             spare.push(request);
         }
     }

@@ -213,6 +213,9 @@ pub(crate) fn parse(buf: &[u8]) -> Result<Option<(Reply, usize)>, LogError> {
     let Some(end) = buf.windows(2).position(|w| w == b"\r\n") else {
         return Ok(None);
     };
+    if end == 0 {
+        return Err(failed("an empty reply line"));
+    }
     let line = &buf[1..end];
     let text = || String::from_utf8_lossy(line).into_owned();
     let number = || -> Result<i64, LogError> {
@@ -291,5 +294,6 @@ mod tests {
         assert!(parse(b"*1\r\n").is_err());
         assert!(parse(b":x\r\n").is_err());
         assert!(parse(b"$2\r\nokxx").is_err());
+        assert!(parse(b"\r\n+OK\r\n").is_err());
     }
 }

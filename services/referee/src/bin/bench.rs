@@ -611,8 +611,6 @@ fn callgrind_control(pid: u32, what: &str) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// The instructions counted since the last zeroing, summed over threads,
-/// from `callgrind_control -e`'s table (`   Th 1  75,426`).
 /// Instructions `pids` executed since their counts were zeroed, together.
 fn instructions_of(pids: &[u32]) -> anyhow::Result<u64> {
     let mut sum = 0;
@@ -622,6 +620,8 @@ fn instructions_of(pids: &[u32]) -> anyhow::Result<u64> {
     Ok(sum)
 }
 
+/// The instructions counted since the last zeroing, summed over threads,
+/// from `callgrind_control -e`'s table (`   Th 1  75,426`).
 fn instructions(report: &str) -> anyhow::Result<u64> {
     let counts: Vec<u64> = report
         .lines()
