@@ -221,13 +221,15 @@ impl Games {
     }
 
     /// Creates the game in the log (idempotently) and loads it here.
-    /// Returns whether it was newly created, and its state for the judge.
+    /// Returns whether it was newly created, and its state in `audience`
+    /// (the caller's: not every caller that may open a game may judge it).
     /// `game_id` is the header's own, derived once at the edge.
     pub async fn open(
         &self,
         header: Header,
         game_id: &GameId,
         at: i64,
+        audience: Audience,
     ) -> Result<(bool, GameState), RefereeError> {
         header
             .setup()
@@ -249,7 +251,7 @@ impl Games {
         let slot = self
             .ensure_loaded(&mut guard, &game_id, Some(Arc::new(header)), at)
             .await?;
-        Ok((created, slot.state(Audience::Judge)))
+        Ok((created, slot.state(audience)))
     }
 
     /// Loads the game under a lease unless this referee holds it already

@@ -360,7 +360,17 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let (created, state) = self.shared.games.open(header, &game_id, req.at).await?;
+        // An organiser opens games it may not judge: it is shown what the
+        // public sees, since the referee has no broadcast delay to give it.
+        let shown = match caller.may_judge(&game_id) {
+            Ok(()) => Audience::Judge,
+            Err(_) => Audience::Public,
+        };
+        let (created, state) = self
+            .shared
+            .games
+            .open(header, &game_id, req.at, shown)
+            .await?;
         tracing::info!(game = %game_id, created, "game opened");
         Ok(Response::new(v1::OpenGameResponse {
             game_id: game_id.to_string(),

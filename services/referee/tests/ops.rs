@@ -135,15 +135,7 @@ async fn shutdown_tells_open_judge_streams_to_reconnect() {
         .await
         .unwrap()
         .into_inner();
-    let (tx, rx) = tokio::sync::mpsc::channel(4);
-    let mut replies = c
-        .judge(with_token(
-            tokio_stream::wrappers::ReceiverStream::new(rx),
-            TABLE3,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let (tx, mut replies) = judge_with(&mut c, TABLE3).await;
     tx.send(attach(&opened.game_id, 0)).await.unwrap();
     assert!(replies.message().await.unwrap().is_some());
     let stopping = tokio::spawn(r.shutdown());

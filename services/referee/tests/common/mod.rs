@@ -17,6 +17,8 @@ use tonic::transport::Channel;
 
 pub const CHIEF: &str = "chief-token";
 pub const TABLE3: &str = "table-3-token";
+pub const ORGANISER: &str = "organiser-token";
+pub const BROADCAST: &str = "broadcast-token";
 
 /// Where a test's events go; dropped at the end of the test.
 pub enum Backend {
@@ -71,12 +73,14 @@ pub fn short_header_timeout() -> RefereeOptions {
     }
 }
 
-/// The test token file: the chief judge, and a table judge of table 3 of
-/// tournament `cup`.
+/// The test token file: the chief judge, a table judge of table 3 of
+/// tournament `cup`, an organiser of `cup` and a broadcast token.
 pub fn tokens_json() -> String {
     format!(
         r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
-            {{"role":"table_judge","token":"{TABLE3}","games":["cup.*.*.t3.*"]}}]}}"#
+            {{"role":"table_judge","token":"{TABLE3}","games":["cup.*.*.t3.*"]}},
+            {{"role":"organiser","token":"{ORGANISER}","games":["cup.*.*.*.*"]}},
+            {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
     )
 }
 
@@ -104,6 +108,26 @@ pub fn referee(urls: Vec<String>, token: &str) -> Referee {
 /// A raw client with `token` (or none) for protocol-level tests.
 pub async fn raw(r: &RunningReferee) -> RefereeClient<Channel> {
     RefereeClient::connect(url(r)).await.expect("connect")
+}
+
+/// A Judge stream with `token`: where to send its commands, and its replies.
+pub async fn judge_with(
+    c: &mut RefereeClient<Channel>,
+    token: &str,
+) -> (
+    tokio::sync::mpsc::Sender<v1::JudgeCommand>,
+    tonic::Streaming<v1::RefereeReply>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let replies = c
+        .judge(with_token(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+            token,
+        ))
+        .await
+        .expect("a judge stream")
+        .into_inner();
+    (tx, replies)
 }
 
 pub fn with_token<T>(msg: T, token: &str) -> tonic::Request<T> {
