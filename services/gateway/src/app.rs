@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use mafia_record::GameId;
@@ -89,17 +89,6 @@ pub struct AppState {
 pub struct FeedQuery {
     pub token: Option<String>,
     pub from: Option<u64>,
-}
-
-/// The token from `?token=` or `Authorization: Bearer`.
-pub fn token_of<'a>(query: Option<&'a str>, headers: &'a HeaderMap) -> Option<&'a str> {
-    query.or_else(|| {
-        headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
-    })
 }
 
 /// An error as the HTTP status and a JSON body that says only what the

@@ -26,7 +26,7 @@ use futures::Stream;
 
 use mafia_record::GameId;
 
-use crate::app::{game_audience, token_of, ApiError, AppState, FeedQuery};
+use crate::app::{game_audience, ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, Caller, ForGame};
 pub use crate::graphql_types::*;
 use crate::hub::{Ended, Hub, Subscription as HubSubscription};
@@ -380,10 +380,7 @@ async fn graphql_http(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<GraphQLResponse, ApiError> {
-    let access = state
-        .app
-        .tokens
-        .check(token_of(q.token.as_deref(), &headers))?;
+    let access = caller_of(&state.app.tokens, q.token.as_deref(), &headers)?;
     let content_type = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -35,9 +35,20 @@ async fn post(
     auth: Option<&str>,
     body: &Value,
 ) -> (u16, Value) {
+    let header = auth.map(|t| format!("Bearer {t}"));
+    post_authorized(addr, path, header.as_deref(), body).await
+}
+
+/// [`post`] with the `Authorization` header's whole value, as given.
+async fn post_authorized(
+    addr: std::net::SocketAddr,
+    path: &str,
+    authorization: Option<&str>,
+    body: &Value,
+) -> (u16, Value) {
     let body = body.to_string();
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let auth = auth.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let auth = authorization.map_or(String::new(), |v| format!("Authorization: {v}\r\n"));
     let req = format!(
         "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -159,6 +170,26 @@ async fn bad_input_gets_clear_errors() {
     // A bad token is refused outright.
     let (status, _) = post(fx.addr, "/graphql", Some("not-a-token"), &q).await;
     assert_eq!(status, 401);
+}
+
+/// `POST /graphql` reads the `Authorization` header as every other route
+/// does: its scheme in any case (RFC 7235), and a header that is there but
+/// not a bearer token is 401, never a silent downgrade to the public.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_authorization_header_is_read_as_on_every_other_route() {
+    let (fx, _sim) = fixture_with_game().await;
+    let q = json!({"query": GAME_QUERY, "variables": {"id": "cup.final.r1.t1.g1"}});
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let (status, r) =
+            post_authorized(fx.addr, "/graphql", Some(&format!("{scheme} {CHIEF}")), &q).await;
+        assert_eq!(status, 200, "{scheme}");
+        let view = &r["data"]["game"]["view"];
+        assert!(view["seats"][0]["role"].is_string(), "{scheme}: {r}");
+    }
+    for bad in [CHIEF.to_owned(), format!("Basic {CHIEF}"), "Bearer".into()] {
+        let (status, r) = post_authorized(fx.addr, "/graphql", Some(&bad), &q).await;
+        assert_eq!(status, 401, "{bad}: {r}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
