@@ -223,6 +223,9 @@ impl Games {
     /// Creates the game in the log (idempotently) and loads it here.
     /// Returns whether it was newly created, and its state in `audience`
     /// (the caller's: not every caller that may open a game may judge it).
+    /// For an audience other than the judges' a header that differs from
+    /// the stored one only in its deal opens the stored game: refusing it
+    /// would confirm the cards of the header that is not refused.
     /// `game_id` is the header's own, derived once at the edge.
     pub async fn open(
         &self,
@@ -237,10 +240,18 @@ impl Games {
         let game_id = game_id.clone();
         let key = game_id.to_string();
         let bytes = serde_json::to_vec(&header).expect("headers serialize");
-        let created = match self.log.create_game(&key, &bytes).await {
-            Ok(c) => c,
+        let (created, header) = match self.log.create_game(&key, &bytes).await {
+            Ok(c) => (c, Arc::new(header)),
             Err(LogError::HeaderMismatch { .. }) => {
-                return Err(RefereeError::HeaderMismatch(game_id))
+                let stored = self.stored_header(&game_id).await?;
+                // Whether the cards were guessed right is for the judges:
+                // anyone else learns only whether what he may know agrees.
+                let mut known = header;
+                known.deal = stored.deal.clone();
+                if audience == Audience::Judge || known != *stored {
+                    return Err(RefereeError::HeaderMismatch(game_id));
+                }
+                (false, stored)
             }
             Err(e) => return Err(e.into()),
         };
@@ -249,7 +260,7 @@ impl Games {
         // The log now holds this very header (a different one is refused
         // above): no need to read it back.
         let slot = self
-            .ensure_loaded(&mut guard, &game_id, Some(Arc::new(header)), at)
+            .ensure_loaded(&mut guard, &game_id, Some(header), at)
             .await?;
         Ok((created, slot.state(audience)))
     }

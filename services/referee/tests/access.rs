@@ -141,7 +141,57 @@ async fn only_the_games_judges_read_watch_or_judge_it(b: Backend) {
     r.shutdown().await;
 }
 
+/// A game dealt from the physical tray: its header names the cards. An
+/// organiser knows every other field of it (the seating, the rules), so
+/// if reopening it answered one way for the right cards and another for
+/// wrong ones, the organiser could try deals until the referee said yes.
+async fn reopening_a_game_tells_an_organiser_nothing_of_its_cards(b: Backend) {
+    let r = start(b.log().await, options()).await;
+    let mut c = raw(&r).await;
+    let mut h = header(3, mafia_rules::RuleSetId::Rfm, 1);
+    let cards = h.setup().unwrap().roles().to_vec();
+    h.deal = mafia_rules::Deal::Cards(cards.clone());
+    c.open_game(with_token(request_from_header(&h, 1), TABLE3))
+        .await
+        .unwrap();
+    let mut wrong = cards.clone();
+    let other = (1..wrong.len()).find(|&i| wrong[i] != wrong[0]).unwrap();
+    wrong.swap(0, other);
+    let mut guess = h.clone();
+    guess.deal = mafia_rules::Deal::Cards(wrong);
+    let mut answers = Vec::new();
+    for h in [&guess, &h] {
+        let a = c
+            .open_game(with_token(request_from_header(h, 1), ORGANISER))
+            .await
+            .map(|r| {
+                let r = r.into_inner();
+                (r.game_id, r.created, r.state.unwrap().view_json)
+            })
+            .map_err(|e| e.code());
+        answers.push(a);
+    }
+    assert_eq!(answers[0], answers[1], "a wrong and the right deal");
+    assert!(answers[1].is_ok());
+    // What the organiser does know must still agree.
+    let mut moved = h.clone();
+    moved.judge = "someone else".into();
+    let err = c
+        .open_game(with_token(request_from_header(&moved, 1), ORGANISER))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    // The game's judges know the cards: for them a wrong deal conflicts.
+    let err = c
+        .open_game(with_token(request_from_header(&guess, 1), TABLE3))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    r.shutdown().await;
+}
+
 both_backends!(
+    reopening_a_game_tells_an_organiser_nothing_of_its_cards,
     an_organiser_opening_a_running_game_is_shown_no_hidden_fact,
     only_the_games_judges_read_watch_or_judge_it,
 );
