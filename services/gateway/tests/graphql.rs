@@ -192,6 +192,57 @@ async fn the_authorization_header_is_read_as_on_every_other_route() {
     }
 }
 
+/// A table judge's token answers for its own game only, on every field;
+/// the broadcast gets its delayed copy (an hour behind here: the game
+/// before its deal), whatever it asks for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_field_answers_a_token_in_its_audience_and_scope() {
+    let (fx, sim) = fixture_with_game().await;
+    let other = "cup.final.r1.t2.g1";
+    create(&fx.log, other, &sim, 2).await;
+    append(&fx.log, other, &sim.events[..60]).await;
+    until_folded(&fx.hub, other, 60).await;
+    let ask = |query: String| json!({ "query": query });
+    let fields = |id: &str| {
+        [
+            format!(r#"{{ game(id: "{id}") {{ seq view }} }}"#),
+            format!(r#"{{ events(gameId: "{id}", after: 0) {{ seq kind }} }}"#),
+            format!(r#"{{ protocol(gameId: "{id}") {{ events {{ kind }} }} }}"#),
+        ]
+    };
+    for q in fields(other) {
+        let (status, r) = post(fx.addr, "/graphql", Some(JUDGE_T1), &ask(q.clone())).await;
+        assert_eq!(status, 200);
+        assert!(r["data"].is_null(), "{q}: {r}");
+        let why = r["errors"][0]["message"].as_str().unwrap();
+        assert!(why.contains("may not watch"), "{q}: {why}");
+    }
+    let (_, r) = post(
+        fx.addr,
+        "/graphql",
+        Some(JUDGE_T1),
+        &ask("{ games { gameId } }".into()),
+    )
+    .await;
+    assert_eq!(
+        r["data"]["games"],
+        json!([{"gameId": "cup.final.r1.t1.g1"}])
+    );
+    let [game, events, _] = fields(other);
+    let (_, r) = post(fx.addr, "/graphql", Some(BROADCAST), &ask(game)).await;
+    assert_eq!(r["data"]["game"]["seq"], 0, "{r}");
+    let seats = r["data"]["game"]["view"]["seats"].as_array().unwrap();
+    assert!(seats.iter().all(|s| s["role"].is_null()), "{r}");
+    let (_, r) = post(fx.addr, "/graphql", Some(BROADCAST), &ask(events)).await;
+    assert_eq!(r["data"]["events"], json!([]), "{r}");
+    // A sequence from the future gets nothing, not the judges' events.
+    let q = format!(r#"{{ events(gameId: "{other}", after: 1000) {{ seq kind }} }}"#);
+    for token in [None, Some(BROADCAST)] {
+        let (_, r) = post(fx.addr, "/graphql", token, &ask(q.clone())).await;
+        assert_eq!(r["data"]["events"], json!([]), "{token:?}: {r}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_post_body_is_refused_with_413_and_changes_nothing() {
     let (fx, _sim) = fixture_with_game().await;
