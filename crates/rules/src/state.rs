@@ -317,7 +317,11 @@ impl Core {
                 if cause == Cause::Disqualified {
                     self.seats[seat.index()].disqualified = true;
                 }
-                if !cause.is_removal() || params.draw.removal_breaks_streak {
+                let d = params.draw;
+                if !cause.is_removal()
+                    || (d.removal_breaks_streak
+                        && (!self.is_night() || d.night_removal_breaks_streak))
+                {
                     self.departed = true;
                 }
                 self.nights_without_kill = 0;
@@ -341,7 +345,8 @@ impl Core {
                     }
                     _ => {}
                 }
-                if cause != Cause::Shot && self.night <= 1 && self.first_killed.is_none() {
+                // Up to the end of night 1 (ua §5.12), the night's kill aside.
+                if cause != Cause::Shot && self.day <= 1 {
                     self.early_outs += 1;
                 }
             }

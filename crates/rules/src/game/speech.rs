@@ -169,7 +169,9 @@ impl Tx<'_> {
         match c.seats[seat.index()].mute {
             Some(m) if m.day == c.day => {
                 if let Some(secs) = f.critical_secs {
-                    if c.living().len() <= f.critical_players as usize {
+                    if c.living().len() <= f.critical_players as usize
+                        && (m.carried || !f.critical_only_carried)
+                    {
                         return (secs, false);
                     }
                 }
