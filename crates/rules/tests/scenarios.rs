@@ -377,16 +377,15 @@ fn rfm_5_10_small_and_big_penalties_are_recorded_only_in_rfm() {
         (v.seats[1].small_penalties, v.seats[1].big_penalties),
         (1, 1)
     );
+    // ua's in-game sanctions are fouls (§6), technical fouls (§7), removal
+    // (§8) and ППК (§9); §7.1, cited before, defines the technical foul only.
     let mut t = table(Ua);
     t.play_night0();
     let v = t.err(Command::Penalty {
         seat: s(2),
         kind: PenaltyKind::Small,
     });
-    assert_eq!(
-        (v.code, v.clause.as_str()),
-        (Code::NotInRuleSet, "003 §7.1")
-    );
+    assert_eq!((v.code, v.clause.as_str()), (Code::NotInRuleSet, "003 §6"));
 }
 
 #[test]
@@ -1996,4 +1995,63 @@ fn rfm_5_5_a_third_foul_at_night_leaves_10_seconds_for_nominations_next_day() {
     let mut t = table(Rfm);
     t.play_night0();
     assert_eq!(muted_turn_after_the_night(&mut t, 5), (true, Some(10)));
+}
+
+#[test]
+fn rfm_4_4_2_a_nomination_out_of_ones_minute_cites_the_nomination_clause_not_the_speaking_order() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.4.2"),
+        (Classic, "001 §3.4.2"),
+        (Minsk2017, "002 §4.4.2"),
+        (Ua, "003 §4.2"),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        let v = t.err(Command::Nominate {
+            by: s(2),
+            target: s(8),
+        });
+        assert_eq!((v.code, v.clause.as_str()), (Code::NotYourTurn, clause));
+        // The speaking order itself keeps its clause.
+        let v = t.err(Command::EndSpeech {
+            seat: s(2),
+            timeout: false,
+        });
+        assert_ne!(v.clause, clause, "{rules:?}");
+    }
+}
+
+#[test]
+fn rfm_4_4_14_ending_another_players_last_words_cites_the_last_words_clause() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.4.14"),
+        (Classic, "001 §3.4.13"),
+        (Minsk2017, "002 §4.4.14"),
+        (Ua, "003 §4.19"),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        t.speeches(&[(1, 8), (2, 9)]);
+        t.vote(8, &[1, 2, 3, 4, 5, 6]);
+        let v = t.err(Command::EndLastWords { seat: s(9) });
+        assert_eq!((v.code, v.clause.as_str()), (Code::NotYourTurn, clause));
+    }
+}
+
+#[test]
+fn club_a_ballot_out_of_turn_cites_the_day_voting_rules_not_the_monologues() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.speeches(&[]);
+    t.ok(Command::VoteCall {
+        yes: set(&[1, 2, 3, 4, 5]),
+    });
+    let v = t.err(Command::Ballot {
+        voter: s(2),
+        target: Some(s(8)),
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotYourTurn, "004 \"Правила дневного голосования\"")
+    );
 }
