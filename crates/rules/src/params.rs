@@ -357,6 +357,13 @@ pub struct Params {
     /// A player killed at night still makes his check that night (he does not
     /// know yet).
     pub killed_player_checks: bool,
+    /// A black player who shoots at two different seats makes the night a
+    /// miss (rfm §4.5.5, classic §3.5.5, minsk2017 §4.5.5, ua §5.5); his
+    /// second shot is taken during the count, or as soon as the count is
+    /// over, before the next night action is entered. `false`: a second
+    /// shot is refused (club: "a mafioso may shoot only once", a night rule).
+    #[serde(default = "yes")]
+    pub several_shots_miss: bool,
     pub speech_secs: u16,
     pub tie_speech_secs: u16,
     pub last_words_secs: u16,
@@ -459,6 +466,7 @@ impl Params {
                     NightAction::Shooting,
                     NightAction::DonCheck,
                 ];
+                p.several_shots_miss = false;
                 p.fouls.during_speech = FoulDuringSpeech::EndsThisSpeech;
                 p.fouls.critical_secs = None;
                 p.vote_call = true;
@@ -513,6 +521,7 @@ impl Params {
             sheriff_check_secs: 10,
             beauty_pick_secs: 10,
             killed_player_checks: true,
+            several_shots_miss: true,
             speech_secs: 60,
             tie_speech_secs: 30,
             last_words_secs: 60,

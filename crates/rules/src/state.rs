@@ -97,6 +97,8 @@ pub struct Core {
     /// implied by the first shot).
     pub shooting_started: bool,
     pub shot_target: [Option<Seat>; SEATS],
+    /// Black players who shot at a second seat tonight: a miss.
+    pub shot_twice: SeatSet,
     pub picked: Option<Seat>,
     /// The Beauty's pick and the day he must stay silent.
     pub silenced: Option<(Seat, u8)>,
@@ -150,6 +152,7 @@ impl Core {
             shot: SeatSet::EMPTY,
             shooting_started: false,
             shot_target: [None; SEATS],
+            shot_twice: SeatSet::EMPTY,
             picked: None,
             silenced: None,
             kill: None,
@@ -279,6 +282,7 @@ impl Core {
                 self.shot = SeatSet::EMPTY;
                 self.shooting_started = false;
                 self.shot_target = [None; SEATS];
+                self.shot_twice = SeatSet::EMPTY;
                 self.quiet = quiet;
                 self.departed = false;
             }
@@ -376,8 +380,12 @@ impl Core {
             Event::ShootingStarted => self.shooting_started = true,
             Event::ShotFired { by, target } => {
                 self.shooting_started = true;
-                self.shot.insert(by);
-                self.shot_target[by.index()] = target;
+                if self.shot.contains(by) {
+                    self.shot_twice.insert(by);
+                } else {
+                    self.shot.insert(by);
+                    self.shot_target[by.index()] = target;
+                }
             }
             Event::NightResult { killed } => {
                 // A removed player shot too ("removed and killed") is news

@@ -2055,3 +2055,59 @@ fn club_a_ballot_out_of_turn_cites_the_day_voting_rules_not_the_monologues() {
         (Code::NotYourTurn, "004 \"Правила дневного голосования\"")
     );
 }
+
+#[test]
+fn rfm_4_5_5_classic_3_5_5_minsk2017_4_5_5_ua_5_5_a_black_player_shooting_two_seats_makes_a_miss() {
+    // rfm §4.5.5 "shoots at several players" (the tactical miss of rfm
+    // §6.5.9.4.5: "he must shoot at two different players"), classic
+    // §3.5.5, minsk2017 §4.5.5 "more than once", ua §5.5 "at different
+    // players": a miss. The judge counts on after every black hand went up
+    // on seat 3; seat 8's hand at seat 6 comes after the kill was entered.
+    for rules in [Rfm, Classic, Minsk2017, Ua] {
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        assert!(matches!(t.prompt(), Expect::DonCheck { .. }), "{rules:?}");
+        t.ok(Command::Shot {
+            by: s(8),
+            target: Some(s(6)),
+        });
+        assert!(matches!(t.prompt(), Expect::DonCheck { .. }), "{rules:?}");
+        t.night(None);
+        assert!(t.alive(3), "{rules:?}");
+        assert!(!announced_killed(&t, 3), "{rules:?}");
+        // Once the Don has checked, the count is long over.
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        t.ok(Command::DonCheck { target: None });
+        assert_eq!(
+            t.err(Command::Shot {
+                by: s(8),
+                target: Some(s(6))
+            })
+            .code,
+            Code::WrongPhase
+        );
+    }
+    // Two shots on one seat by the same player are one shot entered twice.
+    let mut t = to_the_shooting(Rfm);
+    t.ok(Command::Shot {
+        by: s(8),
+        target: Some(s(3)),
+    });
+    let v = t.err(Command::Shot {
+        by: s(8),
+        target: Some(s(3)),
+    });
+    assert_eq!(v.code, Code::AlreadyShot);
+    // club: "a mafioso may shoot only once" is a night rule, its breach a foul.
+    let mut t = to_the_shooting(Club);
+    shoot_all(&mut t, 3);
+    assert_eq!(
+        t.err(Command::Shot {
+            by: s(8),
+            target: Some(s(6))
+        })
+        .code,
+        Code::WrongPhase
+    );
+}
