@@ -22,6 +22,14 @@ impl Code {
 fn clause(code: Code, topic: Topic, rules: RuleSetId) -> &'static str {
     let specific = match code {
         Code::WrongPhase => step_clause(topic, rules),
+        // Out of turn in a nomination ("nominating outside one's minute is
+        // forbidden", rfm §4.4.2), in last words, or in club's roll call
+        // ("the vote starts with player 1 …"): that step's clause. A speech
+        // out of turn keeps the speaking order.
+        Code::NotYourTurn if matches!(topic, Topic::Nomination | Topic::LastWords) => {
+            step_clause(topic, rules)
+        }
+        Code::NotYourTurn if topic == Topic::Vote && rules == Club => step_clause(topic, rules),
         // club has no nominations: its players decide whether to vote at all.
         Code::NotInRuleSet if topic == Topic::Nomination && rules == Club => {
             Some("004 \"Правила дневного голосования\"")
@@ -202,7 +210,9 @@ fn code_clause(code: Code, rules: RuleSetId) -> &'static str {
         (Code::NotInRuleSet, Rfm) => "000 §5.4",
         (Code::NotInRuleSet, Classic) => "001 §5.3",
         (Code::NotInRuleSet, Minsk2017) => "002 §6.3",
-        (Code::NotInRuleSet, Ua) => "003 §7.1",
+        // ua's sanctions are fouls (§6), technical fouls (§7), removal (§8)
+        // and ППК (§9): no penalty points, the only sanction refused there.
+        (Code::NotInRuleSet, Ua) => "003 §6",
         (Code::NotInRuleSet, Club) => "004 \"Игрок во время игры получает фол (предупреждение)\"",
 
         // "An exception is the first game night" / "the Sheriff waking on the

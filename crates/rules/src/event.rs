@@ -273,11 +273,15 @@ pub enum Event {
     /// The judge said "mafia, shoot". A night without it began its
     /// shooting at its first `ShotFired`.
     ShootingStarted,
+    /// A black player's shot. A second one of his at another seat (rfm
+    /// §4.5.5: "shoots at several players") makes the night a miss; taken
+    /// just after the count, it is followed by a `NightResult` of no kill.
     ShotFired {
         by: Seat,
         target: Option<Seat>,
     },
-    /// The night's outcome (announced publicly in the morning).
+    /// The night's outcome (announced publicly in the morning); a later one
+    /// of the same night replaces it.
     NightResult {
         killed: Option<Seat>,
     },

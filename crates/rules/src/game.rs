@@ -392,8 +392,16 @@ impl<'a> Tx<'a> {
     }
 
     fn not_your_turn(&self, expected: Seat, got: Seat) -> Violation {
-        self.err(
+        self.not_your_turn_on(Topic::General, expected, got)
+    }
+
+    /// Out of turn in a nomination, last words or a roll call: the clause
+    /// of that step, not the speaking order.
+    fn not_your_turn_on(&self, topic: Topic, expected: Seat, got: Seat) -> Violation {
+        Violation::on(
             Code::NotYourTurn,
+            topic,
+            self.rules,
             format!("it is player {expected}'s turn, not player {got}'s"),
             format!("сейчас очередь игрока {expected}, а не игрока {got}"),
         )

@@ -171,6 +171,12 @@ pub struct FoulPolicy {
     pub critical_players: u8,
     /// `None`: no special treatment at the critical round.
     pub critical_secs: Option<u16>,
+    /// The `critical_secs` are only for a player whose third foul came
+    /// during or after his speech of an earlier round; one fouled out
+    /// before his speech of the day loses it (ua §3.13). `false`: for
+    /// every muted player (classic §6.6, rfm §5.5).
+    #[serde(default)]
+    pub critical_only_carried: bool,
     /// Technical fouls counted separately; this many removes (ua §7: 2).
     pub technical_remove_at: Option<u8>,
     /// Small and big penalty points can be given during the game (rfm §5.10–5.11).
@@ -260,6 +266,14 @@ pub struct RemovalPolicy {
     /// when nobody was nominated before him stands: later removals do not
     /// cancel that vote (rfm §4.4.16, exception 2).
     pub closing_sole_nominee_stands: bool,
+    /// A vote counts as held once a nominee has "a critical number of
+    /// votes" (ua §4.20): more than any other nominee could still reach
+    /// with the hands not yet counted. A removal from then on is one after
+    /// the result: that nominee leaves by the vote, and the removal counts
+    /// against the next day's vote (ua §4.22). `false`: any removal before
+    /// the round's last hands cancels the vote.
+    #[serde(default)]
+    pub decided_vote_stands: bool,
 }
 
 /// When the first player killed names three seats.
@@ -304,8 +318,14 @@ pub struct DrawPolicy {
     /// minsk2017 §7.8). 0 disables.
     pub quiet_phases: u8,
     /// Whether a removal breaks the quiet streak (ua §1.8, classic §6.7:
-    /// "the count unchanged") or not (rfm §4.7.1: by shot or vote only).
+    /// "the count unchanged"; rfm §4.7.1: "by day no player leaves the
+    /// table").
     pub removal_breaks_streak: bool,
+    /// Whether a removal at night breaks it too. rfm §4.7.1 names only the
+    /// shot and the vote for the nights ("nobody leaves by shot or vote …
+    /// and by day no player leaves the table"): `false`.
+    #[serde(default = "yes")]
+    pub night_removal_breaks_streak: bool,
     /// club: with this many players left and `red_wins_quiet_nights` nights in
     /// a row without a kill, red wins.
     pub red_wins_at_players: Option<u8>,
@@ -337,6 +357,13 @@ pub struct Params {
     /// A player killed at night still makes his check that night (he does not
     /// know yet).
     pub killed_player_checks: bool,
+    /// A black player who shoots at two different seats makes the night a
+    /// miss (rfm §4.5.5, classic §3.5.5, minsk2017 §4.5.5, ua §5.5); his
+    /// second shot is taken during the count, or as soon as the count is
+    /// over, before the next night action is entered. `false`: a second
+    /// shot is refused (club: "a mafioso may shoot only once", a night rule).
+    #[serde(default = "yes")]
+    pub several_shots_miss: bool,
     pub speech_secs: u16,
     pub tie_speech_secs: u16,
     pub last_words_secs: u16,
@@ -381,6 +408,7 @@ impl Params {
                 p.removal.closing_sole_nominee_stands = true;
                 p.fouls.tie_speech_when_muted = false;
                 p.removal.at_night_cancels_next = false;
+                p.draw.night_removal_breaks_streak = false;
             }
             RuleSetId::Minsk2017 => {
                 p.night0 = vec![
@@ -413,7 +441,9 @@ impl Params {
                 p.removal.second_removal_cancels_next = true;
                 p.removal.cancellations_accumulate = true;
                 p.removal.removed_then_shot_is_kill = false;
+                p.removal.decided_vote_stands = true;
                 p.fouls.tie_speech_when_muted = false;
+                p.fouls.critical_only_carried = true;
                 p.best_move.denial = BestMoveDenial::VotesAndRemovalsBeforeKill;
             }
             RuleSetId::Club => {
@@ -436,6 +466,7 @@ impl Params {
                     NightAction::Shooting,
                     NightAction::DonCheck,
                 ];
+                p.several_shots_miss = false;
                 p.fouls.during_speech = FoulDuringSpeech::EndsThisSpeech;
                 p.fouls.critical_secs = None;
                 p.vote_call = true;
@@ -447,11 +478,13 @@ impl Params {
                     cancellations_accumulate: false,
                     removed_then_shot_is_kill: true,
                     closing_sole_nominee_stands: false,
+                    decided_vote_stands: false,
                 };
                 p.best_move.at = BestMoveAt::Never;
                 p.draw = DrawPolicy {
                     quiet_phases: 0,
                     removal_breaks_streak: true,
+                    night_removal_breaks_streak: true,
                     red_wins_at_players: Some(4),
                     red_wins_quiet_nights: 3,
                 };
@@ -488,6 +521,7 @@ impl Params {
             sheriff_check_secs: 10,
             beauty_pick_secs: 10,
             killed_player_checks: true,
+            several_shots_miss: true,
             speech_secs: 60,
             tie_speech_secs: 30,
             last_words_secs: 60,
@@ -502,6 +536,7 @@ impl Params {
                 during_speech: FoulDuringSpeech::NextDay,
                 critical_players: 4,
                 critical_secs: Some(30),
+                critical_only_carried: false,
                 technical_remove_at: None,
                 penalties: false,
                 tie_speech_when_muted: true,
@@ -530,6 +565,7 @@ impl Params {
                 cancellations_accumulate: false,
                 removed_then_shot_is_kill: true,
                 closing_sole_nominee_stands: false,
+                decided_vote_stands: false,
             },
             best_move: BestMovePolicy {
                 at: BestMoveAt::Night,
@@ -540,6 +576,7 @@ impl Params {
             draw: DrawPolicy {
                 quiet_phases: 5,
                 removal_breaks_streak: true,
+                night_removal_breaks_streak: true,
                 red_wins_at_players: None,
                 red_wins_quiet_nights: 3,
             },

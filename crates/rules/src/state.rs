@@ -97,6 +97,8 @@ pub struct Core {
     /// implied by the first shot).
     pub shooting_started: bool,
     pub shot_target: [Option<Seat>; SEATS],
+    /// Black players who shot at a second seat tonight: a miss.
+    pub shot_twice: SeatSet,
     pub picked: Option<Seat>,
     /// The Beauty's pick and the day he must stay silent.
     pub silenced: Option<(Seat, u8)>,
@@ -150,6 +152,7 @@ impl Core {
             shot: SeatSet::EMPTY,
             shooting_started: false,
             shot_target: [None; SEATS],
+            shot_twice: SeatSet::EMPTY,
             picked: None,
             silenced: None,
             kill: None,
@@ -279,6 +282,7 @@ impl Core {
                 self.shot = SeatSet::EMPTY;
                 self.shooting_started = false;
                 self.shot_target = [None; SEATS];
+                self.shot_twice = SeatSet::EMPTY;
                 self.quiet = quiet;
                 self.departed = false;
             }
@@ -317,7 +321,11 @@ impl Core {
                 if cause == Cause::Disqualified {
                     self.seats[seat.index()].disqualified = true;
                 }
-                if !cause.is_removal() || params.draw.removal_breaks_streak {
+                let d = params.draw;
+                if !cause.is_removal()
+                    || (d.removal_breaks_streak
+                        && (!self.is_night() || d.night_removal_breaks_streak))
+                {
                     self.departed = true;
                 }
                 self.nights_without_kill = 0;
@@ -341,7 +349,8 @@ impl Core {
                     }
                     _ => {}
                 }
-                if cause != Cause::Shot && self.night <= 1 && self.first_killed.is_none() {
+                // Up to the end of night 1 (ua §5.12), the night's kill aside.
+                if cause != Cause::Shot && self.day <= 1 {
                     self.early_outs += 1;
                 }
             }
@@ -371,8 +380,12 @@ impl Core {
             Event::ShootingStarted => self.shooting_started = true,
             Event::ShotFired { by, target } => {
                 self.shooting_started = true;
-                self.shot.insert(by);
-                self.shot_target[by.index()] = target;
+                if self.shot.contains(by) {
+                    self.shot_twice.insert(by);
+                } else {
+                    self.shot.insert(by);
+                    self.shot_target[by.index()] = target;
+                }
             }
             Event::NightResult { killed } => {
                 // A removed player shot too ("removed and killed") is news

@@ -275,6 +275,12 @@ const SHARED: &[(RuleSetId, &str, &str)] = &[
         "003 §4.2",
         "nomination; ua's renaming and review",
     ),
+    // "The player who left has a last word of one minute": the one clause
+    // of last words, ended out of their step or for another seat.
+    (RuleSetId::Rfm, "000 §4.4.14", "last words"),
+    (RuleSetId::Classic, "001 §3.4.13", "last words"),
+    (RuleSetId::Minsk2017, "002 §4.4.14", "last words"),
+    (RuleSetId::Ua, "003 §4.19", "last words"),
     // "A player may withdraw his nomination": refused when there is none.
     (RuleSetId::Minsk2017, "002 §4.4.3", "withdrawal"),
     // "The result is fixed, but discipline holds until the judge ends the

@@ -377,16 +377,15 @@ fn rfm_5_10_small_and_big_penalties_are_recorded_only_in_rfm() {
         (v.seats[1].small_penalties, v.seats[1].big_penalties),
         (1, 1)
     );
+    // ua's in-game sanctions are fouls (§6), technical fouls (§7), removal
+    // (§8) and ППК (§9); §7.1, cited before, defines the technical foul only.
     let mut t = table(Ua);
     t.play_night0();
     let v = t.err(Command::Penalty {
         seat: s(2),
         kind: PenaltyKind::Small,
     });
-    assert_eq!(
-        (v.code, v.clause.as_str()),
-        (Code::NotInRuleSet, "003 §7.1")
-    );
+    assert_eq!((v.code, v.clause.as_str()), (Code::NotInRuleSet, "003 §6"));
 }
 
 #[test]
@@ -1769,5 +1768,346 @@ fn club_a_nomination_cites_its_day_voting_rules_not_the_fouls_section() {
     assert_eq!(
         (v.code, v.clause.as_str()),
         (Code::NotYourTurn, "004 \"ПЕРВЫЙ ДЕНЬ\"")
+    );
+}
+
+// ---- the audit against the sources (session 26) ---------------------------
+
+fn cancelled_votes(t: &Table) -> usize {
+    t.events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.event,
+                Event::VoteSkipped {
+                    reason: NoVote::Cancelled
+                }
+            )
+        })
+        .count()
+}
+
+#[test]
+fn ua_4_20_a_vote_with_a_critical_number_of_votes_is_held_despite_a_removal() {
+    // ua: six hands of ten against seat 8 with two nominees still to come:
+    // nobody else can reach six, so the vote "counts as held" (§4.20) and
+    // a removal now is one after the result (§4.22).
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 5)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.ok(Command::Disqualify { seat: s(7) });
+    assert_eq!(out(&t, 8).cause, Cause::Vote);
+    assert!(t.alive(9) && t.alive(5));
+    assert!(matches!(t.prompt(), Expect::LastWords { seat, .. } if seat == s(8)));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VotesCancelled {
+            today: false,
+            next_days: 1
+        }
+    )));
+    t.words();
+    t.night(None);
+    t.speeches(&[(1, 9)]);
+    assert_eq!(cancelled_votes(&t), 1);
+    assert!(t.alive(9));
+
+    // Five of ten with two nominees to come is not decided: the vote is
+    // cancelled, as in every rule set before the result.
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 5)]);
+    t.vote(8, &[1, 2, 3, 4, 5]);
+    t.ok(Command::Disqualify { seat: s(7) });
+    assert!(t.alive(8));
+    assert!(t.saw(|e| matches!(e, Event::VotesCancelled { today: true, .. })));
+    assert!(matches!(t.prompt(), Expect::Shots { .. }));
+
+    // The decided nominee himself removed: he counts as out for this vote,
+    // which is not held, and the next day's vote is.
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 5)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.ok(Command::Disqualify { seat: s(8) });
+    assert_eq!(out(&t, 8).cause, Cause::Disqualified);
+    assert!(t.alive(9) && t.alive(5));
+    assert!(t.saw(|e| matches!(
+        e,
+        Event::VotesCancelled {
+            today: true,
+            next_days: 0
+        }
+    )));
+    t.night(None);
+    t.speeches(&[(1, 9), (2, 5)]);
+    assert!(
+        matches!(t.prompt(), Expect::Vote { .. }),
+        "{:?}",
+        t.prompt()
+    );
+
+    // classic §6.1 has no such rule: the same removal cancels the vote.
+    let mut t = table(Classic);
+    t.play_night0();
+    t.speeches(&[(1, 8), (2, 9), (3, 5)]);
+    t.vote(8, &[1, 2, 3, 4, 5, 6]);
+    t.ok(Command::Disqualify { seat: s(7) });
+    assert!(t.alive(8));
+    assert!(t.saw(|e| matches!(e, Event::VotesCancelled { today: true, .. })));
+}
+
+#[test]
+fn ua_4_21_removals_in_one_round_reach_no_further_than_the_next_days_vote() {
+    let mut t = table(Ua);
+    t.play_night0();
+    for seat in [3, 4, 5] {
+        t.ok(Command::Disqualify { seat: s(seat) });
+    }
+    t.speeches(&[(1, 8), (2, 9)]);
+    t.night(None);
+    t.speeches(&[(1, 8), (2, 9)]);
+    assert_eq!(cancelled_votes(&t), 2);
+    t.night(None);
+    // Day 3: the third removal of day 1's round does not reach it.
+    t.speeches(&[(1, 8), (2, 9)]);
+    assert_eq!(cancelled_votes(&t), 2);
+    assert!(
+        matches!(t.prompt(), Expect::Vote { .. }),
+        "{:?}",
+        t.prompt()
+    );
+}
+
+#[test]
+fn rfm_4_7_1_a_removal_at_night_does_not_break_the_quiet_streak_a_removal_by_day_does() {
+    // "Nobody leaves by shot or vote (the mafia misses) … and by day no
+    // player leaves the table": a night removal is neither.
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.quiet_round();
+    t.speeches(&[]);
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.night(None);
+    t.speeches(&[]);
+    t.night(None);
+    assert_eq!(t.outcome().map(|o| o.reason), Some(EndReason::NoDepartures));
+
+    let mut t = table(Rfm);
+    t.play_night0();
+    t.quiet_round();
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.speeches(&[]);
+    t.night(None);
+    t.speeches(&[]);
+    t.night(None);
+    assert!(t.outcome().is_none());
+
+    // classic §6.7: "the number of participants unchanged": any removal.
+    let mut t = table(Classic);
+    t.play_night0();
+    t.quiet_round();
+    t.speeches(&[]);
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.night(None);
+    t.speeches(&[]);
+    t.night(None);
+    assert!(t.outcome().is_none());
+}
+
+#[test]
+fn ua_5_12_a_removal_in_the_second_night_after_the_shot_counts_against_the_best_move() {
+    // "Before the end of the second game night": a removal after the shot
+    // of that night counts too.
+    let mut t = table(Ua);
+    t.play_night0();
+    t.ok(Command::Disqualify { seat: s(2) });
+    t.speeches(&[]);
+    shoot_all(&mut t, 1);
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.night(None);
+    assert!(!saw_best_move_step(&t));
+    assert!(t.g.core().best_move.is_none());
+
+    // One removal only: the best move stands.
+    let mut t = table(Ua);
+    t.play_night0();
+    t.speeches(&[]);
+    shoot_all(&mut t, 1);
+    t.ok(Command::Disqualify { seat: s(3) });
+    t.night(None);
+    assert!(saw_best_move_step(&t));
+}
+
+#[test]
+fn ua_3_13_thirty_seconds_at_four_players_only_for_a_third_foul_during_or_after_his_speech() {
+    // Four players at the table: 1, 5 (red), 7 (Sheriff), 10 (Don).
+    let setup = |t: &mut Table| {
+        t.play_night0();
+        for seat in [8, 9, 2, 3, 4, 6] {
+            t.ok(Command::Disqualify { seat: s(seat) });
+        }
+        assert_eq!(t.g.core().living().len(), 4);
+    };
+    // A third foul before his speech on the critical round: the speech is lost.
+    let mut t = table(Ua);
+    setup(&mut t);
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(5) });
+    }
+    t.speeches_until(5);
+    assert_eq!(turn(&t), (true, None));
+
+    // A third foul after his speech, then the night: 30 seconds.
+    let mut t = table(Ua);
+    setup(&mut t);
+    assert_eq!(muted_turn_after_the_night(&mut t, 5), (false, Some(30)));
+}
+
+/// The speaker's turn: (nominations only, its seconds).
+fn turn(t: &Table) -> (bool, Option<u16>) {
+    let Expect::Speech {
+        nominations_only, ..
+    } = t.prompt()
+    else {
+        panic!("not a speech: {:?}", t.prompt())
+    };
+    (nominations_only, t.secs())
+}
+
+/// Plays the day's speeches, gives `seat` three fouls after them, plays
+/// the night and returns his turn of the next day.
+fn muted_turn_after_the_night(t: &mut Table, seat: u8) -> (bool, Option<u16>) {
+    t.speeches(&[]);
+    for _ in 0..3 {
+        t.ok(Command::Foul { seat: s(seat) });
+    }
+    t.night(None);
+    t.speeches_until(seat);
+    turn(t)
+}
+
+#[test]
+fn rfm_5_5_a_third_foul_at_night_leaves_10_seconds_for_nominations_next_day() {
+    // He has spoken his minute of the day: "on the next game day he may only
+    // nominate (he is given 10 seconds)".
+    let mut t = table(Rfm);
+    t.play_night0();
+    assert_eq!(muted_turn_after_the_night(&mut t, 5), (true, Some(10)));
+}
+
+#[test]
+fn rfm_4_4_2_a_nomination_out_of_ones_minute_cites_the_nomination_clause_not_the_speaking_order() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.4.2"),
+        (Classic, "001 §3.4.2"),
+        (Minsk2017, "002 §4.4.2"),
+        (Ua, "003 §4.2"),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        let v = t.err(Command::Nominate {
+            by: s(2),
+            target: s(8),
+        });
+        assert_eq!((v.code, v.clause.as_str()), (Code::NotYourTurn, clause));
+        // The speaking order itself keeps its clause.
+        let v = t.err(Command::EndSpeech {
+            seat: s(2),
+            timeout: false,
+        });
+        assert_ne!(v.clause, clause, "{rules:?}");
+    }
+}
+
+#[test]
+fn rfm_4_4_14_ending_another_players_last_words_cites_the_last_words_clause() {
+    for (rules, clause) in [
+        (Rfm, "000 §4.4.14"),
+        (Classic, "001 §3.4.13"),
+        (Minsk2017, "002 §4.4.14"),
+        (Ua, "003 §4.19"),
+    ] {
+        let mut t = table(rules);
+        t.play_night0();
+        t.speeches(&[(1, 8), (2, 9)]);
+        t.vote(8, &[1, 2, 3, 4, 5, 6]);
+        let v = t.err(Command::EndLastWords { seat: s(9) });
+        assert_eq!((v.code, v.clause.as_str()), (Code::NotYourTurn, clause));
+    }
+}
+
+#[test]
+fn club_a_ballot_out_of_turn_cites_the_day_voting_rules_not_the_monologues() {
+    let mut t = table(Club);
+    t.play_night0();
+    t.speeches(&[]);
+    t.ok(Command::VoteCall {
+        yes: set(&[1, 2, 3, 4, 5]),
+    });
+    let v = t.err(Command::Ballot {
+        voter: s(2),
+        target: Some(s(8)),
+    });
+    assert_eq!(
+        (v.code, v.clause.as_str()),
+        (Code::NotYourTurn, "004 \"Правила дневного голосования\"")
+    );
+}
+
+#[test]
+fn rfm_4_5_5_classic_3_5_5_minsk2017_4_5_5_ua_5_5_a_black_player_shooting_two_seats_makes_a_miss() {
+    // rfm §4.5.5 "shoots at several players" (the tactical miss of rfm
+    // §6.5.9.4.5: "he must shoot at two different players"), classic
+    // §3.5.5, minsk2017 §4.5.5 "more than once", ua §5.5 "at different
+    // players": a miss. The judge counts on after every black hand went up
+    // on seat 3; seat 8's hand at seat 6 comes after the kill was entered.
+    for rules in [Rfm, Classic, Minsk2017, Ua] {
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        assert!(matches!(t.prompt(), Expect::DonCheck { .. }), "{rules:?}");
+        t.ok(Command::Shot {
+            by: s(8),
+            target: Some(s(6)),
+        });
+        assert!(matches!(t.prompt(), Expect::DonCheck { .. }), "{rules:?}");
+        t.night(None);
+        assert!(t.alive(3), "{rules:?}");
+        assert!(!announced_killed(&t, 3), "{rules:?}");
+        // Once the Don has checked, the count is long over.
+        let mut t = to_the_shooting(rules);
+        shoot_all(&mut t, 3);
+        t.ok(Command::DonCheck { target: None });
+        assert_eq!(
+            t.err(Command::Shot {
+                by: s(8),
+                target: Some(s(6))
+            })
+            .code,
+            Code::WrongPhase
+        );
+    }
+    // Two shots on one seat by the same player are one shot entered twice.
+    let mut t = to_the_shooting(Rfm);
+    t.ok(Command::Shot {
+        by: s(8),
+        target: Some(s(3)),
+    });
+    let v = t.err(Command::Shot {
+        by: s(8),
+        target: Some(s(3)),
+    });
+    assert_eq!(v.code, Code::AlreadyShot);
+    // club: "a mafioso may shoot only once" is a night rule, its breach a foul.
+    let mut t = to_the_shooting(Club);
+    shoot_all(&mut t, 3);
+    assert_eq!(
+        t.err(Command::Shot {
+            by: s(8),
+            target: Some(s(6))
+        })
+        .code,
+        Code::WrongPhase
     );
 }

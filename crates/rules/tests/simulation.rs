@@ -144,8 +144,9 @@ fn simulated_games_cover_every_kind_of_ending() {
     let mut seen = std::collections::HashSet::new();
     // Any seed whose 300 games per rule set reach club's rare four-player
     // ending; the night's victim staying at the table until dawn (issue 13
-    // §1) changed which games seed 7 plays.
-    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    // §1) changed which games seed 7 plays, and the rules audit of session
+    // 26 (ua §4.20, rfm §4.7.1, rfm §5.5) which games seed 8 plays.
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
     for rules in RuleSetId::ALL {
         for _ in 0..300 {
             let sim = simulate(rules, &mut rng, 0);

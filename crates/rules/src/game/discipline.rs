@@ -108,10 +108,12 @@ impl Tx<'_> {
                 carried: false,
             });
         } else {
+            // His speech of the day is past (by day, or at night after it);
+            // on the meeting night he has had none.
             self.emit(Event::Muted {
                 seat,
                 day: c.day + 1,
-                carried: !c.is_night() && c.day > 0,
+                carried: c.day > 0,
             });
         }
     }
@@ -134,9 +136,12 @@ impl Tx<'_> {
             }
         };
         let (today, next) = (before.vote_cancelled, before.cancel_next);
+        // ua §4.20: a nominee with a critical number of votes leaves by this
+        // vote; unless he is the one removed, the removal came after the result.
+        let decided = self.decided_nominee(&before).filter(|n| *n != seat);
         if before.is_night() || before.day == 0 {
             // Settled in the morning: a shot may yet make it "removed and killed".
-        } else if !before.vote_done {
+        } else if !before.vote_done && decided.is_none() {
             if r.before_result_cancels_vote && !self.closing_nominee_stands(&before) {
                 if !today {
                     self.emit(Event::VotesCancelled {
@@ -144,9 +149,11 @@ impl Tx<'_> {
                         next_days: next,
                     });
                 } else if r.second_removal_cancels_next {
+                    // ua §4.21: the removals of one round reach the current
+                    // and the next day's vote, no further.
                     self.emit(Event::VotesCancelled {
                         today: true,
-                        next_days: bump(next),
+                        next_days: next.max(1),
                     });
                 }
             }
@@ -167,6 +174,10 @@ impl Tx<'_> {
             } else {
                 self.emit(Event::StepStarted { step: Step::Ended });
             }
+            return;
+        }
+        if let Some(nominee) = decided {
+            self.leave(std::iter::once(nominee).collect(), Cause::Vote);
             return;
         }
         let c = *self.c();
@@ -212,6 +223,33 @@ impl Tx<'_> {
         self.need_alive(seat)?;
         self.remove(seat, Cause::Disqualified);
         Ok(())
+    }
+
+    /// ua §4.20: the nominee a round of hands has already decided, if the
+    /// rule set counts such a vote as held: his votes exceed any other
+    /// nominee's plus every hand not yet counted.
+    pub(super) fn decided_nominee(&self, c: &Core) -> Option<Seat> {
+        if !self.p.removal.decided_vote_stands || c.vote_done {
+            return None;
+        }
+        let Step::Voting { .. } = c.step else {
+            return None;
+        };
+        let uncounted = c.living().difference(c.voted).len();
+        let mut best: Option<(usize, Seat)> = None;
+        let mut second = 0;
+        for s in c.candidates.filtered(c.living()).iter() {
+            let votes = c.tally[s.index()] as usize;
+            match best {
+                Some((b, _)) if votes <= b => second = second.max(votes),
+                _ => {
+                    second = second.max(best.map_or(0, |(b, _)| b));
+                    best = Some((votes, s));
+                }
+            }
+        }
+        best.filter(|(votes, _)| *votes > second + uncounted)
+            .map(|(_, s)| s)
     }
 
     /// rfm §4.4.16 exc. 2: the round's closing speaker named the day's only

@@ -54,7 +54,10 @@ impl Tx<'_> {
     }
 
     pub(super) fn shoot(&mut self, by: Seat, target: Option<Seat>) -> Check {
-        self.need_night_action(NightAction::Shooting)?;
+        let late = self.count_just_over();
+        if !late {
+            self.need_night_action(NightAction::Shooting)?;
+        }
         let c = *self.c();
         if !c.alive(by) || c.role(by).team() != Team::Black {
             return Err(self.err(
@@ -70,18 +73,52 @@ impl Tx<'_> {
                 format!("игрок {by} выбран Красоткой и не стреляет этой ночью"),
             ));
         }
-        if c.shot.contains(by) {
+        let first = c.shot_target[by.index()];
+        let second_seat = self.p.several_shots_miss
+            && c.shot.contains(by)
+            && first.is_some()
+            && target.is_some()
+            && first != target;
+        if c.shot.contains(by) && !second_seat {
             return Err(self.err(
                 Code::AlreadyShot,
                 format!("player {by} has already shot tonight"),
                 format!("игрок {by} уже стрелял этой ночью"),
             ));
         }
+        if late && !second_seat {
+            return Err(self.need_night_action(NightAction::Shooting).unwrap_err());
+        }
         self.emit(Event::ShotFired { by, target });
-        if self.shooters().difference(self.c().shot).is_empty() {
+        if late {
+            // The kill entered at the end of the count is a miss after all.
+            if c.kill.is_some() {
+                self.emit(Event::NightResult { killed: None });
+            }
+        } else if self.shooters().difference(self.c().shot).is_empty() {
             self.resolve_shooting();
         }
         Ok(())
+    }
+
+    /// The count is over and nothing of the next night action is entered
+    /// yet: a black hand raised late in the count can still be taken.
+    fn count_just_over(&self) -> bool {
+        let c = self.c();
+        let Step::Night { action, .. } = c.step else {
+            return false;
+        };
+        if !self.p.several_shots_miss || c.result.is_some() || c.shot.is_empty() {
+            return false;
+        }
+        let order = &self.p.night_order;
+        let Some(i) = order.iter().position(|a| *a == NightAction::Shooting) else {
+            return false;
+        };
+        order[i + 1..]
+            .iter()
+            .find(|a| self.actor(**a).is_some())
+            .is_some_and(|next| *next == action)
     }
 
     pub(super) fn best_move(&mut self, seat: Seat, named: SeatList) -> Check {
@@ -208,7 +245,7 @@ impl Tx<'_> {
     pub(super) fn resolve_shooting(&mut self) {
         let c = *self.c();
         let mut target = None;
-        let mut agreed = true;
+        let mut agreed = c.shot_twice.is_empty();
         for s in self.shooters().iter() {
             match (c.shot_target[s.index()], target) {
                 (None, _) => agreed = false,

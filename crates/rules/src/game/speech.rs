@@ -59,7 +59,7 @@ impl Tx<'_> {
                 ))
             }
             Err(NoNomination::NotYourTurn { speaker }) => {
-                return Err(self.not_your_turn(speaker, by))
+                return Err(self.not_your_turn_on(Topic::Nomination, speaker, by))
             }
             Err(NoNomination::NoSpeech) => {
                 return Err(self.wrong_phase(Topic::Nomination, "a nomination", "выставление"))
@@ -101,7 +101,9 @@ impl Tx<'_> {
                 "снятие кандидатуры запрещено".into(),
             ),
             NoWithdrawal::NoSpeech => self.wrong_phase(Topic::Speech, "a speech", "речь"),
-            NoWithdrawal::NotYourTurn { speaker } => self.not_your_turn(speaker, by),
+            NoWithdrawal::NotYourTurn { speaker } => {
+                self.not_your_turn_on(Topic::Nomination, speaker, by)
+            }
             NoWithdrawal::TieSpeech => self.wrong_phase(
                 Topic::Nomination,
                 "withdrawing a nomination",
@@ -169,7 +171,9 @@ impl Tx<'_> {
         match c.seats[seat.index()].mute {
             Some(m) if m.day == c.day => {
                 if let Some(secs) = f.critical_secs {
-                    if c.living().len() <= f.critical_players as usize {
+                    if c.living().len() <= f.critical_players as usize
+                        && (m.carried || !f.critical_only_carried)
+                    {
                         return (secs, false);
                     }
                 }

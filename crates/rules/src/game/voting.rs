@@ -56,7 +56,7 @@ impl Tx<'_> {
             ));
         };
         if s != seat {
-            return Err(self.not_your_turn(s, seat));
+            return Err(self.not_your_turn_on(Topic::LastWords, s, seat));
         }
         if !testament && self.p.testament_secs > 0 && c.result.is_none() {
             self.emit(Event::StepStarted {
@@ -136,7 +136,7 @@ impl Tx<'_> {
             return Err(self.wrong_phase(Topic::Vote, "a roll-call vote", "поимённое голосование"));
         };
         if voter != expected {
-            return Err(self.not_your_turn(expected, voter));
+            return Err(self.not_your_turn_on(Topic::Vote, expected, voter));
         }
         if let Some(t) = target {
             if !c.candidates.contains(t) {
