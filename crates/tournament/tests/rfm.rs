@@ -675,3 +675,23 @@ fn rfm_6_5_13_each_started_eleven_minutes_late_costs_0_6() {
         Points::c(-120)
     );
 }
+
+#[test]
+fn rfm_6_8_ciw_is_rounded_once_from_i_times_0_5_over_b_times_0_5() {
+    // 7 games: B = round(2.8) = 3; i = 1: Ciw = 0.5 / 3 × 0.5 = 0.08333…,
+    // 0.0833 to the unit, not Cil's rounded 0.1667 halved again (0.0834).
+    let cup = ci_cup(7, &[1], &[1]);
+    let h = history(&cup.t, &pid(1));
+    assert_eq!(h[0].points.compensation, Points::units(833));
+    assert_eq!(cup.row(1).points.compensation, Points::units(833));
+}
+
+#[test]
+fn rfm_6_8_with_b_0_ciw_is_its_cap_of_0_4() {
+    // 1 game: B = round(0.4) = 0, so i·0.5/B·0.5 is unbounded and the cap
+    // of 0.4 per shot is what it gives, as Cil gives its cap of 0.5.
+    let cup = ci_cup(1, &[1], &[1]);
+    assert_eq!(cup.row(1).points.compensation, Points::c(40));
+    let cup = ci_cup(1, &[1], &[]);
+    assert_eq!(cup.row(1).points.compensation, Points::c(50));
+}
