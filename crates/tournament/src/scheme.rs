@@ -365,7 +365,8 @@ impl Scheme {
         winner.extend([Points::c(120), Points::c(160)]);
         Scheme {
             id: SchemeId(s("rfm")),
-            version: 1,
+            // 2: the judge's post-game penalty `5.13` (§5.16).
+            version: 2,
             name: s("Russian Mafia Federation (rfm §6)"),
             source: s("000_90dbcc835839dac8.txt §6, §4.7.1, §5.10–§5.13, §5.22, §7.3"),
             base: OutcomePoints {
@@ -530,6 +531,7 @@ impl Scheme {
     pub fn simple(id: &str) -> Scheme {
         let mut s_ = Scheme::rfm();
         s_.id = SchemeId(id.to_owned());
+        s_.version = 1;
         s_.name = format!("{id}: default simple scheme (the source has no points system)");
         s_.source = format!(
             "default: {id}'s rulebook defines no points; rfm-like win +1, rfm's extras without approvals, rfm's best move and record penalties"
@@ -667,7 +669,7 @@ impl Scheme {
 }
 
 /// rfm's post-game penalties by clause (§5.10–5.11 after the game from video,
-/// §6.5.8–§6.5.13). The judge-category limits of §6.5.8.1–3 are the judges'
+/// §5.12–5.13 found after the game, §5.16; §6.5.8–§6.5.13). The judge-category limits of §6.5.8.1–3 are the judges'
 /// business and not checked here.
 fn rfm_judge_penalties() -> Vec<PenaltyRule> {
     let r = |code: &str, c: i64, when: PenaltyWhen, clause: &str| PenaltyRule {
@@ -686,6 +688,7 @@ fn rfm_judge_penalties() -> Vec<PenaltyRule> {
         r("5.10", -20, PenaltyWhen::Any, "rfm §5.10"),
         r("5.11", -50, PenaltyWhen::Any, "rfm §5.11"),
         r("5.12", -120, PenaltyWhen::Any, "rfm §5.12, §5.16"),
+        r("5.13", -160, PenaltyWhen::Any, "rfm §5.13, §5.16"),
         r("6.5.3", -120, PenaltyWhen::Any, "rfm §6.5.3"),
         r("6.5.8-0.2", -20, PenaltyWhen::Lost, "rfm §6.5.8"),
         r("6.5.8-0.4", -40, PenaltyWhen::Lost, "rfm §6.5.8"),

@@ -648,19 +648,24 @@ fn rfm_6_5_2_penalties_for_different_acts_add_up() {
     );
 }
 
-#[test]
-fn rfm_6_5_12_missing_a_round_costs_1_2_whatever_the_result() {
+/// A penalty code given to a winner, a loser and a player in a draw.
+fn costs_whatever_the_result(code: &str, points: Points) {
     for (winner, s) in [
         (Some(Team::Red), WINNER),
         (Some(Team::Red), LOSER),
         (None, 1),
     ] {
         assert_eq!(
-            penalise(winner, s, &["6.5.12"]).unwrap(),
-            Points::c(-120),
-            "{winner:?} seat {s}"
+            penalise(winner, s, &[code]).unwrap(),
+            points,
+            "{code}: {winner:?} seat {s}"
         );
     }
+}
+
+#[test]
+fn rfm_6_5_12_missing_a_round_costs_1_2_whatever_the_result() {
+    costs_whatever_the_result("6.5.12", Points::c(-120));
 }
 
 #[test]
@@ -694,4 +699,11 @@ fn rfm_6_8_with_b_0_ciw_is_its_cap_of_0_4() {
     assert_eq!(cup.row(1).points.compensation, Points::c(40));
     let cup = ci_cup(1, &[1], &[]);
     assert_eq!(cup.row(1).points.compensation, Points::c(50));
+}
+
+#[test]
+fn rfm_5_16_an_opposite_team_victory_found_after_the_game_costs_1_6() {
+    // §5.16: a §5.13 violation known only after the game is penalised in
+    // the standings and the game stands; §5.13 puts it at −1.6.
+    costs_whatever_the_result("5.13", Points::c(-160));
 }
