@@ -305,6 +305,11 @@ pub struct Scheme {
     /// Minutes after the game's end an appeal may be filed.
     pub appeal_window_minutes: u32,
     pub appeal_clause: String,
+    /// The clause that lets the chief judge review a game's result with no
+    /// appeal, so with no window (rfm §7.4); `None`: he files in the window
+    /// like anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chief_review_clause: Option<String>,
     pub tie_breaks: Vec<TieBreak>,
     pub tie_break_clause: String,
 }
@@ -365,7 +370,8 @@ impl Scheme {
         winner.extend([Points::c(120), Points::c(160)]);
         Scheme {
             id: SchemeId(s("rfm")),
-            // 2: the judge's post-game penalty `5.13` (§5.16).
+            // 2: the judge's post-game penalty `5.13` (§5.16), the chief
+            // judge's review without an appeal (§7.4).
             version: 2,
             name: s("Russian Mafia Federation (rfm §6)"),
             source: s("000_90dbcc835839dac8.txt §6, §4.7.1, §5.10–§5.13, §5.22, §7.3"),
@@ -446,6 +452,7 @@ impl Scheme {
             }),
             appeal_window_minutes: 10,
             appeal_clause: s("rfm §7.3.6"),
+            chief_review_clause: Some(s("rfm §7.4")),
             tie_breaks: vec![
                 TieBreak::ExtraAndPenalties,
                 TieBreak::FewerGames,
@@ -514,6 +521,7 @@ impl Scheme {
             compensation: None,
             appeal_window_minutes: 10,
             appeal_clause: s("minsk2017 §8.6.1"),
+            chief_review_clause: None,
             tie_breaks: vec![
                 TieBreak::ExtraPenaltiesAndBestMove,
                 TieBreak::MoreWins,
@@ -579,6 +587,7 @@ impl Scheme {
         }];
         s_.compensation = None;
         s_.appeal_clause = clause.clone();
+        s_.chief_review_clause = None;
         s_.tie_break_clause = clause;
         if id == "club" {
             // The club's own rulebook does name this one: a player who shows
