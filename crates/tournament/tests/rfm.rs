@@ -707,3 +707,64 @@ fn rfm_5_16_an_opposite_team_victory_found_after_the_game_costs_1_6() {
     // the standings and the game stands; §5.13 puts it at −1.6.
     costs_whatever_the_result("5.13", Points::c(-160));
 }
+
+/// The engine's record of a game whose winner is decided and whose final
+/// last words are running: seat 6 (at the table) and then seat 4, the shot
+/// player speaking, are disqualified (rules crate, scenario
+/// `classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result`).
+fn disqualified_after_the_result(record: &str, scheme: Scheme) -> Cup {
+    let rec = mafia_record::Record::parse(record).unwrap();
+    let r = rec.replay();
+    assert!(r.violation.is_none(), "{:?}", r.violation);
+    let mut f = GameFacts::from_game(&r.game, &r.events).unwrap();
+    for (i, s) in f.seats.iter_mut().enumerate() {
+        s.player = pid(i + 1);
+    }
+    let mut cup = Cup::new(scheme, 10, 3);
+    let g = cup.seat_round("main", 1, &[ten(1)]).remove(0);
+    cup.record(&g, f);
+    cup
+}
+
+#[test]
+fn rfm_5_12_5_15_a_player_disqualified_in_his_own_last_words_gets_the_removal_penalty() {
+    let cup = disqualified_after_the_result(
+        include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result.jsonl"),
+        Scheme::rfm(),
+    );
+    assert_eq!(cup.row(6).points.penalties, Points::c(-120), "at the table");
+    assert_eq!(
+        cup.row(4).points.penalties,
+        Points::c(-120),
+        "in his last words: his departure stays a shot, the disqualification costs −1.2"
+    );
+}
+
+#[test]
+fn minsk2017_8_2_5_a_player_disqualified_in_his_own_last_words_loses_1_point() {
+    let cup = disqualified_after_the_result(
+        include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result-2.jsonl"),
+        Scheme::minsk2017(),
+    );
+    assert_eq!(cup.row(6).points.penalties, Points::c(-100));
+    assert_eq!(cup.row(4).points.penalties, Points::c(-100));
+}
+
+#[test]
+fn rfm_5_12_3_a_fourth_foul_in_his_own_last_words_gets_the_removal_penalty() {
+    // The classic game of the same scenario (classic punishes fouls after
+    // the result), its speaker fouled out of his words instead.
+    let text = include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result-1.jsonl");
+    let (head, last) = text.trim_end().rsplit_once('\n').unwrap();
+    assert!(last.contains(r#""disqualify","seat":4"#), "{last}");
+    let fouls: String = (0..4)
+        .map(|i| {
+            format!(
+                "\n{{\"at\":{},\"cmd\":{{\"type\":\"foul\",\"seat\":4}}}}",
+                61_000 + i * 1000
+            )
+        })
+        .collect();
+    let cup = disqualified_after_the_result(&format!("{head}{fouls}\n"), Scheme::rfm());
+    assert_eq!(cup.row(4).points.penalties, Points::c(-120));
+}
