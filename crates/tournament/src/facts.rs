@@ -54,6 +54,16 @@ impl SeatFact {
     pub fn removed(&self) -> bool {
         self.disqualified || self.fouled_out || self.out.is_some_and(|d| d.cause.is_removal())
     }
+
+    /// Removed by fouls and not disqualified (a log written before the
+    /// flags says so by the departure's cause alone).
+    pub fn only_fouled_out(&self) -> bool {
+        !self.disqualified
+            && (self.fouled_out
+                || self
+                    .out
+                    .is_some_and(|d| matches!(d.cause, Cause::Fouls | Cause::TechnicalFouls)))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -105,6 +105,8 @@ impl GameScoring<'_> {
                 penalties += pen(&rp.yellow_card, x.yellow_cards);
                 if f.opposite_team_victory == Some(x.seat) && rp.opposite_team_victory.is_some() {
                     penalties += pen(&rp.opposite_team_victory, 1);
+                } else if x.only_fouled_out() && rp.fouled_out.is_some() {
+                    penalties += pen(&rp.fouled_out, 1);
                 } else if x.removed() {
                     penalties += pen(&rp.removal, 1);
                 }

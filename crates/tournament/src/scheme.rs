@@ -191,6 +191,11 @@ pub struct RecordPenalties {
     pub big: Option<Penalty>,
     /// Removed from the table (rfm §5.12, §6.5.3; minsk2017 §8.2.5).
     pub removal: Option<Penalty>,
+    /// Removed by fouls (the 4th; ua: technical fouls), not disqualified,
+    /// where that costs other than `removal` (minsk2017: the 4th foul is no
+    /// disqualification, so 0). `None`: `removal` (rfm §5.12.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fouled_out: Option<Penalty>,
     /// Per yellow card (rfm §6.5.3).
     pub yellow_card: Option<Penalty>,
     /// The player whose act lost his team the game (rfm §5.13, §6.5.4);
@@ -440,6 +445,8 @@ impl Scheme {
                     points: Points::c(-120),
                     clause: s("rfm §5.22"),
                 }),
+                // §5.12.3: the 4th foul disqualifies, so `removal`.
+                fouled_out: None,
             },
             judge_penalties: rfm_judge_penalties(),
             compensation: Some(Compensation {
@@ -470,7 +477,8 @@ impl Scheme {
         let bm = [Points::ZERO, Points::ZERO, Points::c(25), Points::c(50)];
         Scheme {
             id: SchemeId(s("minsk2017")),
-            version: 1,
+            // 2: no penalty for the 4th foul (§8.2.5 is for a disqualification).
+            version: 2,
             name: s("Dirty Marathon 2017, Minsk (minsk2017 §8)"),
             source: s("002_d7f74dd799d8c6c9.txt §8"),
             base: OutcomePoints {
@@ -514,6 +522,12 @@ impl Scheme {
                 removal: Some(Penalty {
                     points: Points::c(-100),
                     clause: s("minsk2017 §8.2.5"),
+                }),
+                // §6.5, §7.1–§7.4: "the 4th or a disqualifying foul"; only
+                // §6.7's list disqualifies from the table.
+                fouled_out: Some(Penalty {
+                    points: Points::ZERO,
+                    clause: s("minsk2017 §6.5, §6.7, §8.2.5"),
                 }),
                 ..RecordPenalties::default()
             },
