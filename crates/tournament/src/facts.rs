@@ -28,6 +28,18 @@ pub struct SeatFact {
     pub big_penalties: u8,
     #[serde(default)]
     pub yellow_cards: u8,
+    /// Disqualified, at the table or in his own last words (where his
+    /// departure stays a vote or a shot).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disqualified: bool,
+    /// His fouls (ua: technical fouls) reached the count that removes a
+    /// player, at the table or in his own last words.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fouled_out: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl SeatFact {
@@ -35,10 +47,22 @@ impl SeatFact {
         self.role.team()
     }
 
-    /// Removed from the table: the 4th foul, a disqualification, ua's 2nd
-    /// technical foul (rfm §5.12, minsk2017 §8.2.5).
+    /// Removed: the 4th foul, a disqualification, ua's 2nd technical foul,
+    /// at the table or in his own last words, which ends them and leaves
+    /// him his vote or shot as departure; the penalty is the same (rfm
+    /// §5.12, §5.15, minsk2017 §8.2.5).
     pub fn removed(&self) -> bool {
-        self.out.is_some_and(|d| d.cause.is_removal())
+        self.disqualified || self.fouled_out || self.out.is_some_and(|d| d.cause.is_removal())
+    }
+
+    /// Removed by fouls and not disqualified (a log written before the
+    /// flags says so by the departure's cause alone).
+    pub fn only_fouled_out(&self) -> bool {
+        !self.disqualified
+            && (self.fouled_out
+                || self
+                    .out
+                    .is_some_and(|d| matches!(d.cause, Cause::Fouls | Cause::TechnicalFouls)))
     }
 }
 
@@ -87,6 +111,7 @@ impl GameFacts {
             return Err(FactsError::Players(players.len()));
         }
         let c = game.core();
+        let fouls = game.params().fouls;
         let seats = Seat::all()
             .map(|s| {
                 let st = &c.seats[s.index()];
@@ -102,6 +127,11 @@ impl GameFacts {
                     small_penalties: st.small_penalties,
                     big_penalties: st.big_penalties,
                     yellow_cards: st.yellow_cards,
+                    disqualified: st.disqualified,
+                    fouled_out: st.fouls >= fouls.remove_at.max(1)
+                        || fouls
+                            .technical_remove_at
+                            .is_some_and(|n| st.technical_fouls >= n),
                 }
             })
             .collect();

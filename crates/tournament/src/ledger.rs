@@ -105,6 +105,8 @@ impl GameScoring<'_> {
                 penalties += pen(&rp.yellow_card, x.yellow_cards);
                 if f.opposite_team_victory == Some(x.seat) && rp.opposite_team_victory.is_some() {
                     penalties += pen(&rp.opposite_team_victory, 1);
+                } else if x.only_fouled_out() && rp.fouled_out.is_some() {
+                    penalties += pen(&rp.fouled_out, 1);
                 } else if x.removed() {
                     penalties += pen(&rp.removal, 1);
                 }
@@ -325,14 +327,17 @@ pub fn ci_per_shot(c: &crate::scheme::Compensation, counts: &CiCounts) -> (Point
     }
     // B: 40 % of his games, rounded half up.
     let b = (counts.games as i64 * c.games_percent as i64 + 50) / 100;
-    let ci = if b == 0 {
-        // The formula has no value; the caps are the most it may give.
-        c.lost_cap.max(c.won_cap)
-    } else {
-        c.factor.ratio(i, b)
-    };
-    let lost = ci.min(c.lost_cap);
-    let won = ci.ratio(c.won_factor_percent as i64, 100).min(c.won_cap);
+    if b == 0 {
+        // i·0.5/B is unbounded: each value is its cap.
+        return (c.lost_cap, c.won_cap);
+    }
+    // Each from the exact fraction, rounded once: Ciw from a rounded Cil
+    // would round twice (1/3: 0.0834 instead of 0.0833).
+    let lost = c.factor.ratio(i, b).min(c.lost_cap);
+    let won = c
+        .factor
+        .ratio(i * c.won_factor_percent as i64, b * 100)
+        .min(c.won_cap);
     (lost, won)
 }
 

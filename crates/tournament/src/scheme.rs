@@ -191,6 +191,11 @@ pub struct RecordPenalties {
     pub big: Option<Penalty>,
     /// Removed from the table (rfm §5.12, §6.5.3; minsk2017 §8.2.5).
     pub removal: Option<Penalty>,
+    /// Removed by fouls (the 4th; ua: technical fouls), not disqualified,
+    /// where that costs other than `removal` (minsk2017: the 4th foul is no
+    /// disqualification, so 0). `None`: `removal` (rfm §5.12.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fouled_out: Option<Penalty>,
     /// Per yellow card (rfm §6.5.3).
     pub yellow_card: Option<Penalty>,
     /// The player whose act lost his team the game (rfm §5.13, §6.5.4);
@@ -305,6 +310,11 @@ pub struct Scheme {
     /// Minutes after the game's end an appeal may be filed.
     pub appeal_window_minutes: u32,
     pub appeal_clause: String,
+    /// The clause that lets the chief judge review a game's result with no
+    /// appeal, so with no window (rfm §7.4); `None`: he files in the window
+    /// like anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chief_review_clause: Option<String>,
     pub tie_breaks: Vec<TieBreak>,
     pub tie_break_clause: String,
 }
@@ -365,7 +375,9 @@ impl Scheme {
         winner.extend([Points::c(120), Points::c(160)]);
         Scheme {
             id: SchemeId(s("rfm")),
-            version: 1,
+            // 2: the judge's post-game penalty `5.13` (§5.16), the chief
+            // judge's review without an appeal (§7.4).
+            version: 2,
             name: s("Russian Mafia Federation (rfm §6)"),
             source: s("000_90dbcc835839dac8.txt §6, §4.7.1, §5.10–§5.13, §5.22, §7.3"),
             base: OutcomePoints {
@@ -433,6 +445,8 @@ impl Scheme {
                     points: Points::c(-120),
                     clause: s("rfm §5.22"),
                 }),
+                // §5.12.3: the 4th foul disqualifies, so `removal`.
+                fouled_out: None,
             },
             judge_penalties: rfm_judge_penalties(),
             compensation: Some(Compensation {
@@ -445,6 +459,7 @@ impl Scheme {
             }),
             appeal_window_minutes: 10,
             appeal_clause: s("rfm §7.3.6"),
+            chief_review_clause: Some(s("rfm §7.4")),
             tie_breaks: vec![
                 TieBreak::ExtraAndPenalties,
                 TieBreak::FewerGames,
@@ -462,7 +477,8 @@ impl Scheme {
         let bm = [Points::ZERO, Points::ZERO, Points::c(25), Points::c(50)];
         Scheme {
             id: SchemeId(s("minsk2017")),
-            version: 1,
+            // 2: no penalty for the 4th foul (§8.2.5 is for a disqualification).
+            version: 2,
             name: s("Dirty Marathon 2017, Minsk (minsk2017 §8)"),
             source: s("002_d7f74dd799d8c6c9.txt §8"),
             base: OutcomePoints {
@@ -507,12 +523,19 @@ impl Scheme {
                     points: Points::c(-100),
                     clause: s("minsk2017 §8.2.5"),
                 }),
+                // §6.5, §7.1–§7.4: "the 4th or a disqualifying foul"; only
+                // §6.7's list disqualifies from the table.
+                fouled_out: Some(Penalty {
+                    points: Points::ZERO,
+                    clause: s("minsk2017 §6.5, §6.7, §8.2.5"),
+                }),
                 ..RecordPenalties::default()
             },
             judge_penalties: vec![],
             compensation: None,
             appeal_window_minutes: 10,
             appeal_clause: s("minsk2017 §8.6.1"),
+            chief_review_clause: None,
             tie_breaks: vec![
                 TieBreak::ExtraPenaltiesAndBestMove,
                 TieBreak::MoreWins,
@@ -530,6 +553,7 @@ impl Scheme {
     pub fn simple(id: &str) -> Scheme {
         let mut s_ = Scheme::rfm();
         s_.id = SchemeId(id.to_owned());
+        s_.version = 1;
         s_.name = format!("{id}: default simple scheme (the source has no points system)");
         s_.source = format!(
             "default: {id}'s rulebook defines no points; rfm-like win +1, rfm's extras without approvals, rfm's best move and record penalties"
@@ -577,6 +601,7 @@ impl Scheme {
         }];
         s_.compensation = None;
         s_.appeal_clause = clause.clone();
+        s_.chief_review_clause = None;
         s_.tie_break_clause = clause;
         if id == "club" {
             // The club's own rulebook does name this one: a player who shows
@@ -667,7 +692,7 @@ impl Scheme {
 }
 
 /// rfm's post-game penalties by clause (§5.10–5.11 after the game from video,
-/// §6.5.8–§6.5.13). The judge-category limits of §6.5.8.1–3 are the judges'
+/// §5.12–5.13 found after the game, §5.16; §6.5.8–§6.5.13). The judge-category limits of §6.5.8.1–3 are the judges'
 /// business and not checked here.
 fn rfm_judge_penalties() -> Vec<PenaltyRule> {
     let r = |code: &str, c: i64, when: PenaltyWhen, clause: &str| PenaltyRule {
@@ -686,6 +711,7 @@ fn rfm_judge_penalties() -> Vec<PenaltyRule> {
         r("5.10", -20, PenaltyWhen::Any, "rfm §5.10"),
         r("5.11", -50, PenaltyWhen::Any, "rfm §5.11"),
         r("5.12", -120, PenaltyWhen::Any, "rfm §5.12, §5.16"),
+        r("5.13", -160, PenaltyWhen::Any, "rfm §5.13, §5.16"),
         r("6.5.3", -120, PenaltyWhen::Any, "rfm §6.5.3"),
         r("6.5.8-0.2", -20, PenaltyWhen::Lost, "rfm §6.5.8"),
         r("6.5.8-0.4", -40, PenaltyWhen::Lost, "rfm §6.5.8"),

@@ -488,7 +488,8 @@ impl Tournament {
             } => {
                 let (_, r) = self.finished(game)?;
                 let window = self.scheme.appeal_window_ms();
-                if now_ms > r.ended_at + window {
+                let chief_review = actor.is_chief() && self.scheme.chief_review_clause.is_some();
+                if now_ms > r.ended_at + window && !chief_review {
                     return Err(TournamentError::AppealTooLate {
                         game: game.clone(),
                         minutes: self.scheme.appeal_window_minutes,

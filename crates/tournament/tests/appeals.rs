@@ -242,3 +242,44 @@ fn rfm_7_2_a_replayed_game_no_longer_counts() {
     assert_eq!(cup.row(1).games, 1);
     cup.assert_fold_matches();
 }
+
+#[test]
+fn rfm_7_4_the_chief_judge_reviews_a_result_without_an_appeal_after_the_window() {
+    let (mut cup, g) = played(Scheme::rfm());
+    cup.now += 60 * MIN;
+    let late = TournamentCommand::FileAppeal {
+        game: g.clone(),
+        player: None,
+        event_seq: None,
+        text: "§7.4: the Sheriff's check was shown wrong (§7.1.2.1)".into(),
+    };
+    for who in [judge(), Actor::Organiser] {
+        let e = cup.err(who, late.clone());
+        assert!(matches!(e, TournamentError::AppealTooLate { .. }), "{e}");
+    }
+    cup.ok(chief(), late);
+    cup.ok(
+        chief(),
+        decide(AppealDecision::ResultChanged {
+            winner: Some(Team::Red),
+        }),
+    );
+    assert_eq!(cup.row(1).points.base, Points::c(100));
+    cup.assert_fold_matches();
+}
+
+#[test]
+fn minsk2017_8_6_1_the_chief_judges_own_protest_keeps_the_10_minutes() {
+    let (mut cup, g) = played(Scheme::minsk2017());
+    cup.now += 11 * MIN;
+    let e = cup.err(
+        chief(),
+        TournamentCommand::FileAppeal {
+            game: g,
+            player: None,
+            event_seq: None,
+            text: "late".into(),
+        },
+    );
+    assert!(e.to_string().contains("minsk2017 §8.6.1"), "{e}");
+}

@@ -648,19 +648,24 @@ fn rfm_6_5_2_penalties_for_different_acts_add_up() {
     );
 }
 
-#[test]
-fn rfm_6_5_12_missing_a_round_costs_1_2_whatever_the_result() {
+/// A penalty code given to a winner, a loser and a player in a draw.
+fn costs_whatever_the_result(code: &str, points: Points) {
     for (winner, s) in [
         (Some(Team::Red), WINNER),
         (Some(Team::Red), LOSER),
         (None, 1),
     ] {
         assert_eq!(
-            penalise(winner, s, &["6.5.12"]).unwrap(),
-            Points::c(-120),
-            "{winner:?} seat {s}"
+            penalise(winner, s, &[code]).unwrap(),
+            points,
+            "{code}: {winner:?} seat {s}"
         );
     }
+}
+
+#[test]
+fn rfm_6_5_12_missing_a_round_costs_1_2_whatever_the_result() {
+    costs_whatever_the_result("6.5.12", Points::c(-120));
 }
 
 #[test]
@@ -674,4 +679,92 @@ fn rfm_6_5_13_each_started_eleven_minutes_late_costs_0_6() {
         penalise(None, LOSER, &["6.5.13", "6.5.13"]).unwrap(),
         Points::c(-120)
     );
+}
+
+#[test]
+fn rfm_6_8_ciw_is_rounded_once_from_i_times_0_5_over_b_times_0_5() {
+    // 7 games: B = round(2.8) = 3; i = 1: Ciw = 0.5 / 3 × 0.5 = 0.08333…,
+    // 0.0833 to the unit, not Cil's rounded 0.1667 halved again (0.0834).
+    let cup = ci_cup(7, &[1], &[1]);
+    let h = history(&cup.t, &pid(1));
+    assert_eq!(h[0].points.compensation, Points::units(833));
+    assert_eq!(cup.row(1).points.compensation, Points::units(833));
+}
+
+#[test]
+fn rfm_6_8_with_b_0_ciw_is_its_cap_of_0_4() {
+    // 1 game: B = round(0.4) = 0, so i·0.5/B·0.5 is unbounded and the cap
+    // of 0.4 per shot is what it gives, as Cil gives its cap of 0.5.
+    let cup = ci_cup(1, &[1], &[1]);
+    assert_eq!(cup.row(1).points.compensation, Points::c(40));
+    let cup = ci_cup(1, &[1], &[]);
+    assert_eq!(cup.row(1).points.compensation, Points::c(50));
+}
+
+#[test]
+fn rfm_5_16_an_opposite_team_victory_found_after_the_game_costs_1_6() {
+    // §5.16: a §5.13 violation known only after the game is penalised in
+    // the standings and the game stands; §5.13 puts it at −1.6.
+    costs_whatever_the_result("5.13", Points::c(-160));
+}
+
+/// The engine's record of a game whose winner is decided and whose final
+/// last words are running: seat 6 (at the table) and then seat 4, the shot
+/// player speaking, are disqualified (rules crate, scenario
+/// `classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result`).
+fn disqualified_after_the_result(record: &str, scheme: Scheme) -> Cup {
+    let rec = mafia_record::Record::parse(record).unwrap();
+    let r = rec.replay();
+    assert!(r.violation.is_none(), "{:?}", r.violation);
+    let mut f = GameFacts::from_game(&r.game, &r.events).unwrap();
+    for (i, s) in f.seats.iter_mut().enumerate() {
+        s.player = pid(i + 1);
+    }
+    let mut cup = Cup::new(scheme, 10, 3);
+    let g = cup.seat_round("main", 1, &[ten(1)]).remove(0);
+    cup.record(&g, f);
+    cup
+}
+
+#[test]
+fn rfm_5_12_5_15_a_player_disqualified_in_his_own_last_words_gets_the_removal_penalty() {
+    let cup = disqualified_after_the_result(
+        include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result.jsonl"),
+        Scheme::rfm(),
+    );
+    assert_eq!(cup.row(6).points.penalties, Points::c(-120), "at the table");
+    assert_eq!(
+        cup.row(4).points.penalties,
+        Points::c(-120),
+        "in his last words: his departure stays a shot, the disqualification costs −1.2"
+    );
+}
+
+#[test]
+fn minsk2017_8_2_5_a_player_disqualified_in_his_own_last_words_loses_1_point() {
+    let cup = disqualified_after_the_result(
+        include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result-2.jsonl"),
+        Scheme::minsk2017(),
+    );
+    assert_eq!(cup.row(6).points.penalties, Points::c(-100));
+    assert_eq!(cup.row(4).points.penalties, Points::c(-100));
+}
+
+#[test]
+fn rfm_5_12_3_a_fourth_foul_in_his_own_last_words_gets_the_removal_penalty() {
+    // The classic game of the same scenario (classic punishes fouls after
+    // the result), its speaker fouled out of his words instead.
+    let text = include_str!("../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result-1.jsonl");
+    let (head, last) = text.trim_end().rsplit_once('\n').unwrap();
+    assert!(last.contains(r#""disqualify","seat":4"#), "{last}");
+    let fouls: String = (0..4)
+        .map(|i| {
+            format!(
+                "\n{{\"at\":{},\"cmd\":{{\"type\":\"foul\",\"seat\":4}}}}",
+                61_000 + i * 1000
+            )
+        })
+        .collect();
+    let cup = disqualified_after_the_result(&format!("{head}{fouls}\n"), Scheme::rfm());
+    assert_eq!(cup.row(4).points.penalties, Points::c(-120));
 }

@@ -3,7 +3,8 @@
 mod common;
 
 use common::*;
-use mafia_rules::Team;
+use mafia_rules::{Cause, Team, When};
+use mafia_tournament::facts::DepartureFact;
 use mafia_tournament::scheme::{Allowed, ByRole};
 use mafia_tournament::*;
 
@@ -34,6 +35,27 @@ fn minsk2017_8_2_5_a_removal_costs_1_point() {
     let (cup, _) = finished(Scheme::minsk2017(), Some(Team::Red), |f| removed(f, 2, 1));
     assert_eq!(cup.row(2).points.penalties, Points::c(-100));
     assert_eq!(cup.row(2).points.total, Points::c(100));
+}
+
+#[test]
+fn minsk2017_8_2_5_a_fourth_foul_is_no_disqualification_and_costs_no_point() {
+    // §6.5 and §7.1–§7.4 say "the 4th or a disqualifying foul": the 4th
+    // foul makes him leave, but only §6.7's list disqualifies, and §8.2.5
+    // costs −1 "при дисквалификации с игрового стола".
+    let seat_2_fouled_out = |f: &mut GameFacts| {
+        f.seats[1].fouls = 4;
+        f.seats[1].fouled_out = true;
+        f.seats[1].out = Some(DepartureFact {
+            when: When::Day(2),
+            cause: Cause::Fouls,
+        });
+    };
+    let (cup, _) = finished(Scheme::minsk2017(), Some(Team::Red), seat_2_fouled_out);
+    assert_eq!(cup.row(2).points.penalties, Points::ZERO);
+    assert_eq!(cup.row(2).points.total, Points::c(200));
+    // rfm §5.12.3: there the 4th foul is a disqualifying one.
+    let (cup, _) = finished(Scheme::rfm(), Some(Team::Red), seat_2_fouled_out);
+    assert_eq!(cup.row(2).points.penalties, Points::c(-120));
 }
 
 #[test]

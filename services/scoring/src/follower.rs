@@ -9,7 +9,7 @@ use crate::store::{Store, StoreError};
 use futures::StreamExt;
 use mafia_event_log::{follow_games, EventLog, FollowConfig, Followed};
 use mafia_record::{GameId, Header, LoggedEvent};
-use mafia_rules::{Envelope, Event, Game};
+use mafia_rules::{Envelope, Event, Game, Step};
 use mafia_tournament::{Actor, GameFacts, TournamentCommand};
 use std::sync::Arc;
 use std::time::Duration;
@@ -86,7 +86,12 @@ pub async fn run(
         let Ok(logged) = serde_json::from_slice::<LoggedEvent>(&event.payload) else {
             continue;
         };
-        if !matches!(logged.envelope.event, Event::GameEnded { .. }) {
+        // Over, not just decided: the final last words come after the
+        // result, and their sanctions count (rfm §5.15).
+        if !matches!(
+            logged.envelope.event,
+            Event::StepStarted { step: Step::Ended }
+        ) {
             continue;
         }
         // A store failure (Redis restarting, say) is retried: the feed
@@ -115,8 +120,9 @@ pub async fn run(
     }
 }
 
-/// Records a finished game's result in its tournament, if the game has
-/// ended and is assigned there. Returns whether a new result was stored.
+/// Records a finished game's result in its tournament, if the game is over
+/// (its final last words ended too) and is assigned there; `ended_at` is
+/// when its result was reached. Returns whether a new result was stored.
 /// Called on every game end the feed delivers and after every assignment:
 /// a game that ended before it was assigned is counted once it is.
 pub async fn score(store: &Store, game: &GameId) -> Result<bool, ScoreError> {
@@ -154,6 +160,10 @@ pub async fn score(store: &Store, game: &GameId) -> Result<bool, ScoreError> {
         return Ok(false);
     };
     let g = Game::replay(setup, envelopes.iter()).map_err(|e| corrupt(e.to_string()))?;
+    if !g.is_over() {
+        // Its final last words are running; it is scored when they end.
+        return Ok(false);
+    }
     let facts = GameFacts::from_game(&g, &envelopes).map_err(|e| corrupt(e.to_string()))?;
     let cmd = TournamentCommand::RecordResult {
         game: game.clone(),

@@ -133,6 +133,8 @@ fn facts(table: u32, winner: Team) -> GameFacts {
                 small_penalties: 0,
                 big_penalties: 0,
                 yellow_cards: 0,
+                disqualified: false,
+                fouled_out: false,
             })
             .collect(),
         winner: Some(winner),

@@ -1,14 +1,31 @@
 //! Two writers on one log: the expected-seq append refuses a stale writer,
-//! which catches up and decides again against the newer state.
+//! which catches up and decides again against the newer state. And a game
+//! is scored once it is over, not at its result: the final last words come
+//! after the result and may bring sanctions that count (rfm §5.15: a
+//! disqualification after the result keeps the result and costs the
+//! penalty).
 
+use bytes::Bytes;
 use mafia_event_log::{EmbeddedLog, EventLog};
-use mafia_record::TournamentId;
-use mafia_rules::RuleSetId;
+use mafia_record::{GameId, Header, LoggedEvent, Record, StageId, TournamentId};
+use mafia_rules::{Envelope, RuleSetId};
+use mafia_scoring::follower::score;
 use mafia_scoring::{Store, StoreError};
 use mafia_tournament::{
-    Actor, Player, PlayerId, Scheme, TournamentCommand, TournamentError, TournamentSpec,
+    standings, Actor, Coefficient, Player, PlayerId, Points, Scheme, SeatedTable, Stage,
+    TournamentCommand, TournamentError, TournamentSpec,
 };
 use std::sync::Arc;
+
+fn spec(id: &TournamentId) -> TournamentSpec {
+    TournamentSpec {
+        id: id.clone(),
+        name: "Cup".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    }
+}
 
 fn register(id: &str) -> TournamentCommand {
     TournamentCommand::RegisterPlayer {
@@ -36,19 +53,7 @@ async fn a_stale_writer_catches_up_and_is_judged_against_the_newer_state() {
     let a = Store::new(log.clone());
     let b = Store::new(log.clone());
     let id = TournamentId::new("cup").unwrap();
-    a.create(
-        TournamentSpec {
-            id: id.clone(),
-            name: "Cup".into(),
-            rules: RuleSetId::Rfm,
-            rule_overrides: serde_json::Value::Null,
-            scheme: Scheme::rfm(),
-        },
-        &Actor::Organiser,
-        1_000,
-    )
-    .await
-    .unwrap();
+    a.create(spec(&id), &Actor::Organiser, 1_000).await.unwrap();
     b.get(&id).await.unwrap(); // b folds now and goes stale below
     run(&a, &id, register("p1")).await.unwrap();
     // b's append at seq 0 conflicts; it reads seq 1 and registers p2 after it.
@@ -65,18 +70,123 @@ async fn a_stale_writer_catches_up_and_is_judged_against_the_newer_state() {
     assert_eq!(log.last_seq("tournament.cup").await.unwrap(), 2);
     // A creation under a taken id is refused.
     let again = a
-        .create(
-            TournamentSpec {
-                id: id.clone(),
-                name: "Cup".into(),
-                rules: RuleSetId::Rfm,
-                rule_overrides: serde_json::Value::Null,
-                scheme: Scheme::rfm(),
-            },
-            &Actor::Organiser,
-            2_000,
-        )
+        .create(spec(&id), &Actor::Organiser, 2_000)
         .await
         .unwrap_err();
     assert!(matches!(again, StoreError::AlreadyExists(_)), "{again}");
+}
+
+/// The rules crate's scenario: black wins, and in the final last words of
+/// seat 4 (shot) seat 6 and then seat 4 himself are disqualified.
+const RECORD: &str = include_str!(
+    "../../../tests/records/scenarios/classic_6_9_rfm_5_15_ua_1_9_discipline_in_the_final_last_words_keeps_the_result.jsonl"
+);
+
+fn pid(n: usize) -> PlayerId {
+    PlayerId::new(format!("p{n:02}"))
+}
+
+/// An rfm tournament of ten players, one table, its game 1 assigned.
+async fn seated_tournament(store: &Store, id: &TournamentId) -> GameId {
+    store
+        .create(spec(id), &Actor::Organiser, 1_000)
+        .await
+        .unwrap();
+    let stage = StageId::new("main").unwrap();
+    let game = GameId::new(id.clone(), stage.clone(), 1, 1, 1).unwrap();
+    let mut cmds = vec![TournamentCommand::AddStage {
+        stage: Stage {
+            id: stage.clone(),
+            name: "main".into(),
+            rounds: 1,
+            tables: 1,
+            coefficient: Coefficient::ONE,
+        },
+    }];
+    cmds.extend((1..=10).map(|n| register(pid(n).as_str())));
+    cmds.push(TournamentCommand::SeatRound {
+        stage,
+        round: 1,
+        tables: vec![SeatedTable {
+            table: 1,
+            seats: (1..=10).map(pid).collect(),
+            judge: None,
+        }],
+    });
+    cmds.push(TournamentCommand::AssignGame {
+        game: game.clone(),
+        judge: None,
+    });
+    for cmd in cmds {
+        store
+            .command(id, |t| Ok(t.command(&cmd, &Actor::Organiser, 2_000)?))
+            .await
+            .unwrap();
+    }
+    game
+}
+
+/// Appends as the referee does, with no lease (fence 0).
+async fn append(log: &dyn EventLog, game: &str, events: &[Envelope]) {
+    let last = log.last_seq(game).await.unwrap();
+    let payloads: Vec<Bytes> = events
+        .iter()
+        .map(|e| {
+            let logged = LoggedEvent {
+                client_seq: None,
+                envelope: *e,
+            };
+            Bytes::from(serde_json::to_vec(&logged).unwrap())
+        })
+        .collect();
+    log.append(game, last, 0, &payloads).await.unwrap();
+}
+
+#[tokio::test]
+async fn rfm_5_15_a_disqualification_in_the_final_last_words_counts_once_the_game_is_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let log: Arc<dyn EventLog> =
+        Arc::new(EmbeddedLog::open(dir.path().join("e.redb")).await.unwrap());
+    let store = Store::new(log.clone());
+    let id = TournamentId::new("cup").unwrap();
+    let game = seated_tournament(&store, &id).await;
+
+    let mut record = Record::parse(RECORD).unwrap();
+    let all = record.replay();
+    assert!(all.game.is_over() && all.violation.is_none());
+    let last = record.commands().len() - 1;
+    record =
+        Record::with_commands(record.header().clone(), record.commands()[..last].to_vec()).unwrap();
+    let before = record.replay();
+    assert!(before.game.result().is_some() && !before.game.is_over());
+
+    let mut header = Header::for_setup(record.setup(), &game);
+    for (i, s) in header.seats.iter_mut().enumerate() {
+        s.player_id = pid(i + 1).to_string();
+    }
+    let key = game.to_string();
+    log.create_game(&key, &serde_json::to_vec(&header).unwrap())
+        .await
+        .unwrap();
+    // The result is in, seat 4's final words are running.
+    append(log.as_ref(), &key, &before.events).await;
+    assert!(
+        !score(&store, &game).await.unwrap(),
+        "not scored while the game is not over"
+    );
+    // Seat 4 is disqualified in them: the game is over.
+    append(log.as_ref(), &key, &all.events[before.events.len()..]).await;
+    assert!(score(&store, &game).await.unwrap());
+    let held = store.get(&id).await.unwrap();
+    let s = standings(&held.lock().await.tournament);
+    let penalties = |n: usize| {
+        s.rows
+            .iter()
+            .find(|r| r.player == pid(n))
+            .unwrap()
+            .points
+            .penalties
+    };
+    assert_eq!(penalties(6), Points::c(-120));
+    assert_eq!(penalties(4), Points::c(-120));
 }

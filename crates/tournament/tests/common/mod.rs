@@ -202,6 +202,8 @@ impl Cup {
                     small_penalties: 0,
                     big_penalties: 0,
                     yellow_cards: 0,
+                    disqualified: false,
+                    fouled_out: false,
                 })
                 .collect(),
             winner,
