@@ -318,6 +318,11 @@ async fn refolded(log: &RedisLog) -> Tournament {
             continue; // opened, not played yet
         };
         let g = Game::replay(header.setup().unwrap(), envelopes.iter()).unwrap();
+        if !g.is_over() {
+            // Decided, its last words still running: the service scores a
+            // game once it is over (sanctions in them count, rfm §5.15).
+            continue;
+        }
         let facts = GameFacts::from_game(&g, &envelopes).unwrap();
         let cmd = TournamentCommand::RecordResult {
             game,
