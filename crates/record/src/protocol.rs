@@ -179,11 +179,16 @@ impl Round {
             RoundEnd::Tie(t) => {
                 let _ = write!(s, " — tie / поровну: {t}");
             }
-            RoundEnd::Stopped => s += " — stopped by a removal / остановлено удалением",
+            RoundEnd::Stopped => s += STOPPED,
         }
         s
     }
 }
+
+/// A round's ending when a removal came before its result.
+const STOPPED: &str = " — stopped by a removal / остановлено удалением";
+/// The same round's once its hands turn out to have decided it (ua §4.20).
+const DECIDED: &str = " — decided before a removal / решено до удаления";
 
 impl Protocol {
     /// Fills the protocol in from the header, the game as it stands and all
@@ -248,6 +253,7 @@ impl Protocol {
                 if let Some(prev) = days.last_mut() {
                     finish(prev, &mut round, RoundEnd::Counted);
                 }
+                stopped_by_removal = false;
                 night = false;
                 days.push(DayRow {
                     day: n,
@@ -375,9 +381,21 @@ impl Protocol {
                     if night {
                         day.night.push(text);
                     } else {
-                        if round.is_some() {
+                        if cause.is_removal() && round.is_some() {
                             finish(day, &mut round, RoundEnd::Stopped);
                             stopped_by_removal = true;
+                        } else if cause == Cause::Vote && stopped_by_removal {
+                            // ua §4.20: the hands had already decided it, so
+                            // the removal came after the result.
+                            stopped_by_removal = false;
+                            if let Some(v) = day.votes.last_mut() {
+                                if let Some(counts) = v.strip_suffix(STOPPED) {
+                                    *v = format!("{counts}{DECIDED}");
+                                }
+                            }
+                        } else {
+                            // The vote's own result.
+                            finish(day, &mut round, RoundEnd::Counted);
                         }
                         day.left.push(text);
                     }
@@ -821,6 +839,59 @@ mod tests {
             assert!(cancelled || !cancels, "{rules:?}: {votes:?}");
             assert!(p.to_markdown().contains("остановлено удалением"));
         }
+    }
+
+    #[test]
+    fn a_vote_with_a_result_is_not_printed_as_stopped() {
+        let mut checked = 0;
+        for rules in RuleSetId::ALL {
+            for seed in 0..20 {
+                let sim = simulate(rules, &mut ChaCha8Rng::seed_from_u64(seed), 0);
+                let removed = sim
+                    .events
+                    .iter()
+                    .any(|e| matches!(e.event, Event::Left { cause, .. } if cause.is_removal()));
+                if removed {
+                    continue;
+                }
+                checked += 1;
+                let p = Protocol::new(&header_of(&sim.game), &sim.game, &sim.events);
+                let votes: Vec<&String> = p.days.iter().flat_map(|d| &d.votes).collect();
+                assert!(
+                    votes.iter().all(|v| !v.ends_with(STOPPED)),
+                    "{rules:?} seed {seed}: {votes:?}"
+                );
+            }
+        }
+        assert!(checked > 20, "only {checked} games without a removal");
+    }
+
+    #[test]
+    fn ua_4_20_a_round_decided_before_a_removal_is_printed_as_decided() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/records/scenarios/",
+            "ua_4_20_a_vote_with_a_critical_number_of_votes_is_held_despite_a_removal-3.jsonl"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let record = crate::Record::parse(&text).unwrap();
+        assert_eq!(record.header().rules.id, RuleSetId::Ua);
+        let replayed = record.replay();
+        assert!(replayed.violation.is_none());
+        let p = Protocol::new(record.header(), &replayed.game, &replayed.events);
+        let day1 = &p.days[0];
+        assert_eq!(day1.votes.len(), 1, "{:?}", day1.votes);
+        assert!(day1.votes[0].ends_with(DECIDED), "{:?}", day1.votes);
+        assert!(
+            day1.left.iter().any(|l| l.contains("vote / голосование")),
+            "{:?}",
+            day1.left
+        );
+        // The removal cancels the next day's vote: said once.
+        assert_eq!(
+            p.days[1].votes,
+            vec!["vote cancelled by a removal / голосование отменено удалением".to_string()]
+        );
     }
 
     #[test]
