@@ -7,13 +7,30 @@ use std::ops::Range;
 /// One event as the referee stores and publishes it: the engine's envelope
 /// and the judge client's sequence number of the command that produced it
 /// (so a re-sent command is recognised and acknowledged again, never
-/// applied twice). Serialized as one JSON object.
+/// applied twice), and when the referee accepted that command by its own
+/// clock. Serialized as one JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggedEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_seq: Option<u64>,
     #[serde(flatten)]
     pub envelope: Envelope,
+    /// Milliseconds since the Unix epoch by the referee's clock when it
+    /// accepted the command. The envelope's `at` is the judge's clock, which
+    /// may run minutes behind: a broadcast delay counted from it alone would
+    /// release a game's latest hidden facts early (`mafia-gateway`'s hub).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_at: Option<i64>,
+}
+
+impl LoggedEvent {
+    /// The latest of the judge's `at` and the referee's `accepted_at`: the
+    /// earliest the event can be known to have happened, whichever clock is
+    /// behind.
+    pub fn happened_at(&self) -> i64 {
+        self.accepted_at
+            .map_or(self.envelope.at, |a| a.max(self.envelope.at))
+    }
 }
 
 /// A [`LoggedEvent`] as stored, and where its event's own JSON sits in it.
@@ -59,6 +76,9 @@ impl LoggedEvent {
         let start = json.len();
         serde_json::to_writer(&mut json, &e.event).expect("events serialize");
         let end = json.len();
+        if let Some(a) = self.accepted_at {
+            int(&mut json, b",\"accepted_at\":", a);
+        }
         json.push(b'}');
         Encoded {
             json,
@@ -73,6 +93,20 @@ mod tests {
     use mafia_rules::sim::{random_command, Temper};
     use mafia_rules::{Deal, Game, RuleSet, RuleSetId, Setup};
     use rand::SeedableRng;
+
+    #[test]
+    fn an_event_happened_no_earlier_than_either_clock_says() {
+        let e = simulated(RuleSetId::Classic, 1)[0];
+        let at = |judge: i64, referee: Option<i64>| {
+            let mut e = e;
+            e.envelope.at = judge;
+            e.accepted_at = referee;
+            e.happened_at()
+        };
+        assert_eq!(at(5_000, None), 5_000, "an older log: the judge's clock");
+        assert_eq!(at(5_000, Some(9_000)), 9_000, "the judge's clock behind");
+        assert_eq!(at(9_000, Some(5_000)), 9_000, "the referee's behind");
+    }
 
     #[test]
     fn the_encoded_form_is_what_serde_writes_under_every_rule_set() {
@@ -113,15 +147,19 @@ mod tests {
             .map(|envelope| LoggedEvent {
                 client_seq: None,
                 envelope,
+                accepted_at: None,
             })
             .collect();
         let mut k = 0;
         while let Some(cmd) = random_command(&game, &temper, &mut rng) {
             k += 1;
             for envelope in game.apply(&cmd, 1 + k as i64 * 1000).unwrap() {
+                // Every other event as today's referee stores it, the
+                // rest as older logs hold them.
                 all.push(LoggedEvent {
                     client_seq: Some(k),
                     envelope,
+                    accepted_at: (k % 2 == 0).then_some(1_767_225_600_000 + k as i64),
                 });
             }
         }

@@ -28,6 +28,17 @@ fn payload(e: &Envelope) -> Vec<u8> {
     serde_json::to_vec(&LoggedEvent {
         client_seq: None,
         envelope: *e,
+        accepted_at: None,
+    })
+    .unwrap()
+}
+
+/// As the referee stores it: accepted at `accepted_at` by its own clock.
+fn payload_accepted(e: &Envelope, accepted_at: i64) -> Vec<u8> {
+    serde_json::to_vec(&LoggedEvent {
+        client_seq: None,
+        envelope: *e,
+        accepted_at: Some(accepted_at),
     })
     .unwrap()
 }
@@ -118,6 +129,25 @@ fn events_read_from_the_log_wait_only_for_what_is_left_of_their_delay() {
     core.handle_event(&gid(G), 2, &payload(e), Arrival::Logged, now, &mut out)
         .unwrap();
     assert_eq!(to_table(&out, Audience::Broadcast).len(), 2);
+}
+
+#[test]
+fn a_judge_clock_running_behind_does_not_shorten_the_broadcast_delay() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    // Stamped ten minutes ago by the judge's laptop, accepted by the
+    // referee 45 s ago (a gateway restarted, reading its history).
+    let e = &sim.events[0];
+    let unix_now = e.at + 600_000;
+    let now = at(t0, unix_now);
+    let payload = payload_accepted(e, unix_now - 45_000);
+    core.handle_event(&gid(G), 1, &payload, Arrival::Logged, now, &mut out)
+        .unwrap();
+    assert!(
+        to_table(&out, Audience::Broadcast).is_empty(),
+        "held back: {out:?}"
+    );
+    assert_eq!(core.poll_timeout(), Some(t0 + Duration::from_secs(15)));
 }
 
 #[test]

@@ -107,6 +107,7 @@ pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<L
             shown.into_iter().next().map(|envelope| LoggedEvent {
                 client_seq: e.client_seq,
                 envelope,
+                accepted_at: e.accepted_at,
             })
         })
         .collect()
@@ -338,13 +339,15 @@ impl Games {
         if slot.events.is_empty() {
             // A new game (or one whose opening was cut short between
             // create and append): deal and open night 0.
-            let at = if at == 0 { now_ms() } else { at };
+            let now = now_ms();
+            let at = if at == 0 { now } else { at };
             let (game, opening) = Game::new(setup, at);
             let logged: Vec<LoggedEvent> = opening
                 .into_iter()
                 .map(|envelope| LoggedEvent {
                     client_seq: None,
                     envelope,
+                    accepted_at: Some(now),
                 })
                 .collect();
             self.append(&key, 0, slot.fence, &logged).await?;
@@ -451,11 +454,13 @@ impl Games {
                 }));
             }
         };
+        let accepted_at = Some(now_ms());
         let logged: Vec<LoggedEvent> = envelopes
             .into_iter()
             .map(|envelope| LoggedEvent {
                 client_seq: Some(client_seq),
                 envelope,
+                accepted_at,
             })
             .collect();
         // Each event encoded once: the stored payload, and its event's JSON

@@ -46,7 +46,8 @@ pub enum Arrival {
     /// Live off the feed: it happened just now.
     Live,
     /// From the game's log (history, or a gap being filled): it happened at
-    /// its own `at`, so the broadcast delay counts from then.
+    /// the later of its `at` (the judge's clock) and its `accepted_at` (the
+    /// referee's), so the broadcast delay counts from then.
     Logged,
 }
 
@@ -217,7 +218,10 @@ impl HubCore {
         let due = match arrival {
             Arrival::Live => now.at + delay,
             Arrival::Logged => {
-                let age = Duration::from_millis(now.unix_ms.saturating_sub(env.at).max(0) as u64);
+                // Whichever clock is behind, the judge's or the referee's,
+                // the delay is not shortened by it.
+                let happened = logged.happened_at();
+                let age = Duration::from_millis(now.unix_ms.saturating_sub(happened).max(0) as u64);
                 now.at + delay.saturating_sub(age)
             }
         };
