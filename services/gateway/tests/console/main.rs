@@ -12,6 +12,7 @@
 
 mod cdp;
 mod harness;
+mod judging;
 
 use cdp::Browser;
 use harness::*;
@@ -149,6 +150,12 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     };
     assert!(result.as_str().unwrap().contains(expected), "{result}");
     assert_same_as_simulation(&stack, id, &sim).await;
+    // Nothing went wrong in the page but the loads the stopped referee
+    // refused.
+    assert_eq!(
+        page.problems(&["net::ERR_CONNECTION_REFUSED"]),
+        Vec::<String>::new()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,6 +200,7 @@ async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simu
         // Back to the list for the next game.
         page.eval("location.hash = ''; true").await;
     }
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,257 @@
+//! How a judge works the console under time pressure: keyboard only,
+//! correcting what the referee refused, a hall's Wi-Fi that goes silent,
+//! the keys on screen.
+
+use std::path::Path;
+
+use crate::cdp::{Browser, Page};
+use crate::harness::*;
+use mafia_judge_client::keys::shorthand;
+use mafia_rules::sim::SimulatedGame;
+use mafia_rules::{Expect, Game, RuleSetId, Seat};
+use serde_json::json;
+
+/// Table 3's judge at the first speech of a simulated game of `rules`.
+struct FirstSpeech {
+    page: Page,
+    sim: SimulatedGame,
+    /// The game as typed so far.
+    game: Game,
+    /// How many of its commands were typed (all acknowledged).
+    typed: usize,
+    speaker: Seat,
+}
+
+async fn at_first_speech(bin: &Path, stack: &Stack, rules: RuleSetId, seed: u64) -> FirstSpeech {
+    let page = Browser::launch(bin).await.page().await;
+    let sim = sim(rules, seed);
+    open_game_of_table_3(&page, stack, rules, 1, &sim, "en").await;
+    let (mut game, _) = Game::new(sim.setup.clone(), 0);
+    let typed = type_until_speech(&page, &mut game, &sim.commands, 0).await;
+    let Expect::Speech { seat: speaker, .. } = game.expected().expect else {
+        unreachable!("type_until_speech stops at a speech")
+    };
+    FirstSpeech {
+        page,
+        sim,
+        game,
+        typed,
+        speaker,
+    }
+}
+
+/// Keyboard only: a button reached with Tab is pressed by Enter or Space
+/// (Foul, then Undo), not taken for the line's Enter (which ended the
+/// speech) or typed into the line (Space); and in foul mode, whose prompt
+/// asks "Foul: Seat?", a typed seat gets the foul, not a nomination.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_focused_button_answers_enter_and_space_and_a_seat_typed_in_foul_mode_gets_the_foul() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let FirstSpeech {
+        page,
+        typed: i,
+        speaker,
+        ..
+    } = at_first_speech(&bin, &stack, RuleSetId::Rfm, 31).await;
+    let target = speaker.number() % 10 + 1;
+
+    // From the line, Shift+Tab reaches Undo, then Foul.
+    page.wait("document.activeElement === document.querySelector('#line')")
+        .await;
+    page.press_with("Tab", true).await;
+    page.press_with("Tab", true).await;
+    assert_eq!(
+        page.eval("document.activeElement.id").await,
+        json!("b-foul")
+    );
+    page.press("Enter").await;
+    page.wait("window.__console.mode === 'foul'").await;
+    assert_eq!(page.eval("document.body.dataset.queued").await, json!("0"));
+    assert_eq!(acked(&page).await, i as u64, "Enter on Foul sent a command");
+
+    enter(&page, &target.to_string()).await;
+    page.wait(&format!("document.body.dataset.acked === '{}'", i + 1))
+        .await;
+    let view = page.eval("window.__console.view").await;
+    assert_eq!(
+        view["seats"][target as usize - 1]["fouls"],
+        json!(1),
+        "{view}"
+    );
+    assert_eq!(
+        view["nominees"],
+        json!([]),
+        "the seat typed for a foul was nominated"
+    );
+
+    // Space on Undo asks to confirm the undo; Escape says no.
+    page.wait("document.activeElement === document.querySelector('#line')")
+        .await;
+    page.press_with("Tab", true).await;
+    assert_eq!(
+        page.eval("document.activeElement.id").await,
+        json!("b-undo")
+    );
+    page.press(" ").await;
+    page.wait("!document.querySelector('#confirm').hidden")
+        .await;
+    assert_eq!(
+        page.eval("document.querySelector('#line').value").await,
+        json!("")
+    );
+    page.press("Escape").await;
+    page.wait("document.querySelector('#confirm').hidden").await;
+    assert_eq!(acked(&page).await, i as u64 + 1);
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
+}
+
+/// A typed line the referee refuses is shown with its code and clause;
+/// the line is left free for what comes next, and ↑ brings the refused
+/// line back, caret at its end, to be corrected rather than typed again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_line_the_referee_refuses_comes_back_with_arrow_up_for_correction() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let FirstSpeech {
+        page,
+        typed,
+        speaker,
+        ..
+    } = at_first_speech(&bin, &stack, RuleSetId::Ua, 32).await;
+    let i = typed as u64;
+    // A seat removed, then nominated by mistake: the referee refuses.
+    let (gone, meant) = (speaker.number() % 10 + 1, (speaker.number() + 1) % 10 + 1);
+    enter(&page, &format!("dq {gone}")).await;
+    page.wait(&format!("document.body.dataset.acked === '{}'", i + 1))
+        .await;
+    let line = format!("n {} {gone}", speaker.number());
+    enter(&page, &line).await;
+    page.wait("document.body.dataset.violation").await;
+    let shown = page
+        .eval("document.querySelector('#violation').innerText")
+        .await;
+    let clause = page
+        .eval("document.querySelector('#violation .clause').textContent")
+        .await;
+    assert!(clause.as_str().unwrap().contains('§'), "{shown}");
+    assert_eq!(
+        page.eval("document.querySelector('#line').value").await,
+        json!("")
+    );
+    page.press("ArrowUp").await;
+    assert_eq!(
+        page.eval("[document.querySelector('#line').value, document.querySelector('#line').selectionStart]")
+            .await,
+        json!([line, line.chars().count()]),
+        "↑ did not bring the refused line back: {shown}"
+    );
+    // Corrected in place: the last seat.
+    for _ in 0..gone.to_string().len() {
+        page.press("Backspace").await;
+    }
+    enter(&page, &meant.to_string()).await;
+    page.wait(&format!("document.body.dataset.acked === '{}'", i + 2))
+        .await;
+    assert_eq!(
+        page.eval("window.__console.view.nominees").await,
+        json!([meant])
+    );
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
+}
+
+/// The hall's Wi-Fi goes silent mid-game: requests still reach the referee
+/// but no answer comes back, and the connections neither answer nor
+/// close. The console gives up a call that hears nothing (offline, shown),
+/// keeps its commands queued and sends them again; once the network is
+/// back every one is acknowledged and the game ends as its simulation did:
+/// nothing lost, nothing applied twice, no conflict shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_goes_silent_is_given_up_and_its_commands_go_through_once_when_it_is_back(
+) {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start_behind_proxy().await;
+    let proxy = stack.proxy.as_ref().unwrap();
+    let FirstSpeech {
+        page,
+        sim,
+        mut game,
+        typed: i,
+        ..
+    } = at_first_speech(&bin, &stack, RuleSetId::Rfm, 33).await;
+
+    proxy.hold();
+    for (j, (at, cmd)) in sim.commands[i..i + 3].iter().enumerate() {
+        enter(&page, &shorthand(cmd, None)).await;
+        page.wait(&format!("document.body.dataset.queued === '{}'", j + 1))
+            .await;
+        game.apply(cmd, *at).unwrap();
+    }
+    page.wait("document.body.dataset.conn === 'offline'").await;
+    assert_eq!(page.eval("document.body.dataset.queued").await, json!("3"));
+    proxy.relay();
+    page.wait(&format!(
+        "document.body.dataset.queued === '0' && document.body.dataset.acked === '{}'",
+        i + 3
+    ))
+    .await;
+    assert_eq!(
+        page.eval("document.querySelector('#note').hidden").await,
+        json!(true),
+        "{}",
+        page.eval("document.querySelector('#note').textContent")
+            .await
+    );
+    type_commands(
+        &page,
+        &mut game,
+        &sim.commands,
+        i + 3..sim.commands.len(),
+        None,
+        false,
+    )
+    .await;
+    assert_same_as_simulation(&stack, "cup.main.r1.t3.g1", &sim).await;
+}
+
+/// Every shorthand the line takes is on the screen's legend, in both
+/// languages (the club's roll-call ballot `b` and "mafia, shoot" `ms`
+/// were missing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_legend_on_screen_names_every_shorthand_the_line_takes() {
+    let Some(bin) = browser_or_skip() else { return };
+    let source = include_str!("../../assets/console.js");
+    let parse = &source[source.find("export function parseLine").unwrap()..];
+    let parse = &parse[..parse.find("\n}\n").unwrap()];
+    let heads: Vec<&str> = parse
+        .split("case \"")
+        .skip(1)
+        .map(|c| &c[..c.find('"').unwrap()])
+        .collect();
+    assert!(heads.contains(&"bm"), "{heads:?}");
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    let sim = sim(RuleSetId::Club, 34);
+    for (game, lang) in [(1, "en"), (2, "ru")] {
+        open_game_of_table_3(&page, &stack, RuleSetId::Club, game, &sim, lang).await;
+        let keys = page
+            .eval(
+                "[...document.querySelectorAll('#legend dt')].map((d) => d.textContent).join(' ')",
+            )
+            .await;
+        let keys: Vec<&str> = keys
+            .as_str()
+            .unwrap()
+            .split(|c: char| c.is_whitespace() || c == '·' || c == '|')
+            .collect();
+        for head in &heads {
+            assert!(
+                keys.contains(head),
+                "{lang}: `{head}` is not in the legend {keys:?}"
+            );
+        }
+        page.eval("location.hash = ''; true").await;
+    }
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
+}
