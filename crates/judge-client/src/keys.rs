@@ -141,7 +141,15 @@ pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, K
         }),
         "bm" => {
             let seat_of_move = match expect {
-                Some(Expect::BestMove { seat }) => *seat,
+                // Its own step, or (minsk2017 §8.3) said in the first
+                // victim's last words.
+                Some(
+                    Expect::BestMove { seat }
+                    | Expect::LastWords {
+                        seat,
+                        testament: false,
+                    },
+                ) => *seat,
                 _ => return Err(KeyError::Usage("no best move is due")),
             };
             let named: SeatList = rest.iter().map(|w| seat(w)).collect::<Result<_, _>>()?;
@@ -221,7 +229,7 @@ pub fn shorthand(cmd: &Command, expect: Option<&Expect>) -> String {
         Command::DonCheck { target: t } => Some(format!("d {}", target(t))),
         Command::SheriffCheck { target: t } => Some(format!("c {}", target(t))),
         Command::BeautyPick { target: t } => Some(format!("bp {}", target(t))),
-        Command::BestMove { seat, named } if matches!(expect, Some(Expect::BestMove { seat: s }) if s == seat) => {
+        Command::BestMove { seat, named } if matches!(expect, Some(Expect::BestMove { seat: s } | Expect::LastWords { seat: s, testament: false }) if s == seat) => {
             Some(
                 format!("bm {}", seats(&mut named.iter()))
                     .trim_end()
@@ -399,6 +407,31 @@ mod tests {
             }]
         );
         assert!(matches!(parse_line("v 1", None), Err(KeyError::Usage(_))));
+    }
+
+    #[test]
+    fn bm_in_the_first_victims_last_words_is_his_best_move() {
+        let words = Expect::LastWords {
+            seat: s(6),
+            testament: false,
+        };
+        let bm = Command::BestMove {
+            seat: s(6),
+            named: [s(1), s(2), s(9)].into_iter().collect(),
+        };
+        assert_eq!(
+            parse_line("bm 1 2 9", Some(&words)).unwrap(),
+            vec![bm.clone()]
+        );
+        assert_eq!(shorthand(&bm, Some(&words)), "bm 1 2 9");
+        let testament = Expect::LastWords {
+            seat: s(6),
+            testament: true,
+        };
+        assert!(matches!(
+            parse_line("bm 1 2 9", Some(&testament)),
+            Err(KeyError::Usage(_))
+        ));
     }
 
     #[test]

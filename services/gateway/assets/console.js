@@ -497,7 +497,11 @@ export function parseLine(line, p) {
     case "d": return [{ type: "don_check", target: onlyMaybe("d T, or d -") }];
     case "c": return [{ type: "sheriff_check", target: onlyMaybe("c T, or c -") }];
     case "bp": return [{ type: "beauty_pick", target: onlyMaybe("bp T, or bp -") }];
-    case "bm": if (!p || p.expect !== "best_move") throw new KeyError("no best move is due"); return [{ type: "best_move", seat: p.seat, named: rest.map(seat) }];
+    case "bm": {
+      // Its own step, or (minsk2017 §8.3) said in the first victim's last words.
+      if (!p || !(p.expect === "best_move" || (p.expect === "last_words" && !p.testament))) throw new KeyError("no best move is due");
+      return [{ type: "best_move", seat: p.seat, named: rest.map(seat) }];
+    }
     case "f": return [{ type: "foul", seat: only("f S") }];
     case "tf": return [{ type: "technical_foul", seat: only("tf S") }];
     case "y": return [{ type: "yellow_card", seat: only("y S") }];

@@ -255,3 +255,67 @@ async fn the_legend_on_screen_names_every_shorthand_the_line_takes() {
     }
     assert_eq!(page.problems(&[]), Vec::<String>::new());
 }
+
+/// minsk2017 takes the best move during the first victim's last words
+/// (§8.3), not as a step of its own: `bm A B C` typed then is that best
+/// move, as the legend says, not "no best move is due".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_best_move_typed_in_minsk2017_last_words_is_taken() {
+    let Some(bin) = browser_or_skip() else { return };
+    let (sim, at) = (50..)
+        .map(|seed| sim(RuleSetId::Minsk2017, seed))
+        .find_map(|s| {
+            let at = s
+                .commands
+                .iter()
+                .position(|(_, c)| matches!(c, mafia_rules::Command::BestMove { .. }))?;
+            Some((s, at))
+        })
+        .unwrap();
+    let mafia_rules::Command::BestMove { named, .. } = &sim.commands[at].1 else {
+        unreachable!()
+    };
+    let line = format!(
+        "bm {}",
+        named
+            .iter()
+            .map(|s| s.number().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let stack = Stack::start().await;
+    let page = Browser::launch(&bin).await.page().await;
+    open_game_of_table_3(&page, &stack, RuleSetId::Minsk2017, 1, &sim, "en").await;
+    let (mut game, _) = Game::new(sim.setup.clone(), 0);
+    type_commands(&page, &mut game, &sim.commands, 0..at, None, false).await;
+    assert!(
+        matches!(game.expected().expect, Expect::LastWords { .. }),
+        "{:?}",
+        game.expected()
+    );
+    enter(&page, line.trim_end()).await;
+    page.wait(&format!(
+        "document.body.dataset.acked === '{}' || document.querySelector('#note').textContent",
+        at + 1
+    ))
+    .await;
+    assert_eq!(
+        page.eval("document.querySelector('#note').textContent")
+            .await,
+        json!(""),
+        "{line}"
+    );
+    page.wait(&format!("document.body.dataset.acked === '{}'", at + 1))
+        .await;
+    game.apply(&sim.commands[at].1, sim.commands[at].0).unwrap();
+    type_commands(
+        &page,
+        &mut game,
+        &sim.commands,
+        at + 1..sim.commands.len(),
+        None,
+        false,
+    )
+    .await;
+    assert_same_as_simulation(&stack, "cup.main.r1.t3.g1", &sim).await;
+}
