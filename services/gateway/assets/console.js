@@ -554,6 +554,10 @@ function seatTapped(n) {
     if (S.selection.has(n)) S.selection.delete(n); else S.selection.add(n);
     render(); return;
   }
+  // The tap stands for the prompt's command, and the prompt is out of
+  // date while a command awaits its ack: no guess is queued (see
+  // promptForParsing).
+  if (S.store.queue.length) { S.note = tr("unacked"); render(); return; }
   try { enqueue(forSeats(S.prompt, [n]), String(n)); } catch (e) { S.note = e.message; render(); }
 }
 function foul(n) { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n); }

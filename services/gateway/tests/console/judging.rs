@@ -319,3 +319,47 @@ async fn the_best_move_typed_in_minsk2017_last_words_is_taken() {
     .await;
     assert_same_as_simulation(&stack, "cup.main.r1.t3.g1", &sim).await;
 }
+
+/// A tapped seat stands for the prompt's command (a nomination by the
+/// speaker, a check…), and the prompt on screen is out of date while a
+/// command waits for the referee's ack. So a tap then is refused on the
+/// page, as a typed line naming no speaker is, instead of queueing a
+/// guess the referee refuses later, taking the commands entered after it
+/// with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_tapped_while_a_command_awaits_its_ack_is_not_queued_as_a_guess() {
+    let Some(bin) = browser_or_skip() else { return };
+    let mut stack = Stack::start().await;
+    let FirstSpeech {
+        page,
+        typed: i,
+        speaker,
+        ..
+    } = at_first_speech(&bin, &stack, RuleSetId::Rfm, 35).await;
+    let target = (speaker.number() + 4) % 10 + 1;
+
+    stack.stop_referee().await;
+    // The speech ends; the next speaker nominates: the judge taps.
+    page.click("#b-next").await;
+    page.wait("document.body.dataset.queued === '1'").await;
+    page.click(&format!("[data-seat=\"{target}\"]")).await;
+    page.wait("document.querySelector('#note').textContent.includes('Waiting for the referee')")
+        .await;
+    assert_eq!(page.eval("document.body.dataset.queued").await, json!("1"));
+    enter(&page, "f 4").await;
+    page.wait("document.body.dataset.queued === '2'").await;
+
+    stack.restart_referee().await;
+    page.wait(&format!(
+        "document.body.dataset.queued === '0' && document.body.dataset.acked === '{}'",
+        i + 2
+    ))
+    .await;
+    assert_eq!(
+        page.eval("document.body.dataset.violation").await,
+        json!("")
+    );
+    let view = page.eval("window.__console.view").await;
+    assert_eq!(view["nominees"], json!([]), "{view}");
+    assert_eq!(view["seats"][3]["fouls"], json!(1), "{view}");
+}
