@@ -791,9 +791,13 @@ function promptText(p) {
 }
 // The step's start as the referee stored it (the judge's clock, so it
 // survives a reload), unless it is implausibly old (a record replayed with
-// other times): then since the prompt appeared here.
+// other times) or no judge's command started it (the first step began
+// when the game was opened, for a tournament when the organiser opened
+// the round, minutes before the table sat down): then since the prompt
+// appeared here.
 function timerStart() {
   const v = S.view, p = S.prompt;
+  if (!S.state || !S.state.last_client_seq) return S.promptSince;
   const at = p && p.expect === "speech" && v && v.speech_started_at ? v.speech_started_at : v && v.step_started_at;
   return at && Math.abs(Date.now() - at) < 3600e3 ? at : S.promptSince;
 }

@@ -177,6 +177,41 @@ impl Stack {
         (status, body.to_owned())
     }
 
+    /// Opens table 3's game `game` of `rules` on the referee as the
+    /// organiser's round opening does, stamped `at` (ms), dealt as `sim`.
+    pub async fn open_on_referee(&self, rules: RuleSetId, game: u32, sim: &SimulatedGame, at: i64) {
+        let mut c = RefereeClient::connect(format!("http://{}", self.referee_addr))
+            .await
+            .unwrap();
+        let seats = nicknames()
+            .into_iter()
+            .enumerate()
+            .map(|(i, nickname)| v1::SeatEntry {
+                seat: i as u32 + 1,
+                player_id: format!("player-{}", i + 1),
+                nickname,
+            })
+            .collect();
+        let mut req = tonic::Request::new(v1::OpenGameRequest {
+            tournament_id: "cup".into(),
+            tournament: "Cup".into(),
+            stage: "main".into(),
+            round: 1,
+            table: 3,
+            game,
+            rules: rules.as_str().into(),
+            seats,
+            deal: Some(v1::open_game_request::Deal::Cards(v1::DealCards {
+                roles: cards_of(sim),
+            })),
+            at,
+            ..Default::default()
+        });
+        req.metadata_mut()
+            .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
+        c.open_game(req).await.unwrap();
+    }
+
     pub fn console(&self, query: &str) -> String {
         format!("http://{}/judge-console?{query}", self.gateway)
     }

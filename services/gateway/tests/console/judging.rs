@@ -363,3 +363,46 @@ async fn a_seat_tapped_while_a_command_awaits_its_ack_is_not_queued_as_a_guess()
     assert_eq!(view["nominees"], json!([]), "{view}");
     assert_eq!(view["seats"][3]["fouls"], json!(1), "{view}");
 }
+
+/// A tournament's games are opened on the referee when the organiser opens
+/// the round, minutes before the table sits down; the first step's time
+/// (the black team's minute) runs from when the judge has it on screen,
+/// not from the opening: its timer showed 0:00, flashing, and beeped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_steps_timer_starts_when_the_judge_opens_a_game_opened_earlier() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let sim = sim(RuleSetId::Rfm, 36);
+    let opened = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        - 10 * 60 * 1000;
+    stack.open_on_referee(RuleSetId::Rfm, 1, &sim, opened).await;
+    let (game, _) = Game::new(sim.setup.clone(), 0);
+    let secs = game
+        .expected()
+        .secs
+        .expect("rfm's meeting has a time limit");
+    let page = Browser::launch(&bin).await.page().await;
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    page.click("button.game[data-game=\"cup.main.r1.t3.g1\"]")
+        .await;
+    let shown = page
+        .wait("document.body.dataset.screen === 'game' && document.getElementById('timer').textContent")
+        .await;
+    let (m, s) = shown.as_str().unwrap().split_once(':').unwrap();
+    let left = m.parse::<u64>().unwrap() * 60 + s.parse::<u64>().unwrap();
+    // A minute's step, just shown: far from its end (the page took well
+    // under 40 s to show it).
+    assert!(
+        left > u64::from(secs) - 40,
+        "{shown} left of {secs} s on a step the judge has just opened"
+    );
+    assert_eq!(
+        page.eval("document.getElementById('timer').className")
+            .await,
+        json!("timer")
+    );
+}
