@@ -209,7 +209,7 @@ const I18N = {
     bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
-    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying", silent: "no answer for %s s", recall: "↑ brings it back to correct",
+    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying", silent: "no answer for %s s", recall: "↑ brings it back to correct", leaveQueued: "Commands still wait for the referee's ack; the list once they are in.",
     post: { title: "Post-game inputs", extra: "Extra", penalty: "Penalty", bestMove: "The best move stands", confirmed: "yes", denied: "no (rfm §6.6.6)",
       send: "Send to scoring", saved: "Saved (tournament version %s).", pending: "Waits for the chief judge: %s", waiting: "Waiting for the scoring service to record the result…",
       win: "win", loss: "loss", draw: "draw", none: "—" },
@@ -240,7 +240,7 @@ const I18N = {
     bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
-    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем", silent: "нет ответа %s с", recall: "↑ вернёт её для исправления",
+    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем", silent: "нет ответа %s с", recall: "↑ вернёт её для исправления", leaveQueued: "Команды ещё ждут подтверждения рефери; к списку — когда их примут.",
     post: { title: "Итоги судьи", extra: "Доп. балл", penalty: "Штраф", bestMove: "Лучший ход засчитан", confirmed: "да", denied: "нет (rfm §6.6.6)",
       send: "Отправить в подсчёт", saved: "Сохранено (версия турнира %s).", pending: "Ждёт утверждения ГС: %s", waiting: "Ждём, пока сервис подсчёта запишет результат…",
       win: "победа", loss: "поражение", draw: "ничья", none: "—" },
@@ -273,6 +273,8 @@ const S = {
   selection: new Set(), mode: null, confirmUndo: false, violation: null, note: null, discarded: [],
   // The last typed line the referee refused, for ↑ to bring back.
   recall: null,
+  // Lets go of this tab's lock on the open game.
+  unlock: null,
   store: null, readOnly: false, promptKey: "", promptSince: Date.now(), beeped: {}, latencies: [],
   games: null, assigned: [], scope: [], error: "",
 };
@@ -603,6 +605,8 @@ function setBody() {
   document.title = tr("title");
   document.getElementById("lang").textContent = S.lang === "en" ? "RU" : "EN";
   document.getElementById("logout").hidden = S.screen === "login";
+  const games = document.getElementById("games");
+  games.hidden = S.screen !== "game"; games.title = tr("games");
   const conn = document.getElementById("conn");
   conn.className = "conn " + S.conn;
   conn.textContent = S.screen === "game" ? tr(S.conn === "error" ? "offline" : S.conn) + (S.connNote && S.conn !== "online" ? " · " + S.connNote : "") : "";
@@ -763,8 +767,9 @@ async function openGame(id) {
   // queues never number commands against each other.
   if (navigator.locks) {
     navigator.locks.request("mafia-console:" + id, { ifAvailable: true }, (lock) => {
+      if (S.gameId !== id) return undefined;
       if (!lock) { S.readOnly = true; render(); return undefined; }
-      return new Promise(() => {});
+      return new Promise((release) => { S.unlock = release; });
     });
   }
   render(); pump();
@@ -991,10 +996,25 @@ document.getElementById("lang").onclick = () => {
   localStorage.setItem("mafia.console.lang", S.lang);
   app.innerHTML = ""; render();
 };
+// Leaving a game's screen lets go of its lock, or coming back to it in
+// this tab would find it taken and only watch.
+function leaveGame() {
+  if (S.unlock) S.unlock();
+  S.unlock = null; S.gameId = null; S.post = null; S.readOnly = false;
+  history.replaceState(null, "", location.pathname + location.search);
+}
 document.getElementById("logout").onclick = () => {
   localStorage.removeItem("mafia.console.token");
-  S.token = ""; S.screen = "login"; S.gameId = null; history.replaceState(null, "", location.pathname + location.search);
+  leaveGame();
+  S.token = ""; S.screen = "login";
   app.innerHTML = ""; render();
+};
+// Back to the list for the next game; commands still unacknowledged keep
+// the judge here (their answers belong to this game's screen).
+document.getElementById("games").onclick = () => {
+  if (S.inflight || (S.store && S.store.queue.length)) { S.note = tr("leaveQueued"); render(); return; }
+  leaveGame();
+  S.screen = "games"; app.innerHTML = ""; render(); login();
 };
 window.addEventListener("online", () => pump());
 

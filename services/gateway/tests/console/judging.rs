@@ -406,3 +406,54 @@ async fn the_first_steps_timer_starts_when_the_judge_opens_a_game_opened_earlier
         json!("timer")
     );
 }
+
+/// A judge judges a round's games one after another in the same tab: from
+/// a game's screen he gets back to his games (☰, by keys too) without
+/// logging in again, opens the next, and coming back to the first he
+/// judges it again, not only watches (this tab let go of its lock).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_judge_goes_from_a_game_back_to_his_games_and_judges_the_next_in_the_same_tab() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let FirstSpeech { page, typed, .. } = at_first_speech(&bin, &stack, RuleSetId::Rfm, 37).await;
+    page.click("#games").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    let second = sim(RuleSetId::Ua, 38);
+    open_by_form(&page, RuleSetId::Ua, 3, 2, &nicknames(), &cards_of(&second)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    assert!(page
+        .eval("location.hash")
+        .await
+        .as_str()
+        .unwrap()
+        .contains("t3.g2"));
+
+    // Back by keys: Tab to ☰, Enter; the first game from the list.
+    page.wait("document.activeElement === document.querySelector('#line')")
+        .await;
+    page.eval("document.querySelector('#logout').focus(); true")
+        .await;
+    page.press_with("Tab", true).await;
+    page.press_with("Tab", true).await;
+    assert_eq!(page.eval("document.activeElement.id").await, json!("games"));
+    page.press("Enter").await;
+    page.wait("document.querySelector('button.game[data-game=\"cup.main.r1.t3.g1\"]')")
+        .await;
+    page.click("button.game[data-game=\"cup.main.r1.t3.g1\"]")
+        .await;
+    page.wait(&format!(
+        "document.body.dataset.screen === 'game' && document.body.dataset.acked === '{typed}'"
+    ))
+    .await;
+    // The lock is this tab's again: it judges.
+    page.wait("document.body.dataset.expect").await;
+    enter(&page, "f 2").await;
+    page.wait(&format!("document.body.dataset.acked === '{}'", typed + 1))
+        .await;
+    assert_eq!(
+        page.eval("document.body.dataset.readonly").await,
+        json!("false")
+    );
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
+}
