@@ -9,7 +9,7 @@ use mafia_rules::{Command, Expect, PenaltyKind, Seat, SeatList, SeatSet};
 /// The legend shown on screen; one entry per shorthand.
 pub const LEGEND: &[(&str, &str)] = &[
     (
-        "Enter",
+        "Enter | .",
         "next: end the speech / last words / night-0 step / free talk",
     ),
     ("s", "start the speaker's timer"),
@@ -17,8 +17,9 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("w [B]", "withdraw B's nomination"),
     ("v H H…", "hands against the nominee on the vote (none: v)"),
     ("vc S S…", "who wants a vote today"),
-    ("b T | b -", "the voter's ballot"),
+    ("b T | b V T | b -", "the voter's ballot (roll call)"),
     ("l H H…", "hands to lift all nominees"),
+    ("ms", "\"mafia, shoot\": the shooting count begins"),
     (
         "k T | k B T | k -",
         "shoot T (every black player yet to shoot, or B); - misses",
@@ -31,7 +32,7 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("f S | tf S | y S", "foul, technical foul, yellow card"),
     ("p S small|big", "penalty"),
     ("dq S | otv S", "disqualify; opposite-team victory"),
-    ("u", "undo the last command of this phase"),
+    ("u | undo", "undo the last command of this phase"),
     ("{…}", "any command as FORMAT.md JSON"),
 ];
 
@@ -432,6 +433,26 @@ mod tests {
             parse_line("bm 1 2 9", Some(&testament)),
             Err(KeyError::Usage(_))
         ));
+    }
+
+    /// `?` lists every shorthand the console takes.
+    #[test]
+    fn the_legend_names_every_shorthand() {
+        let heads = [
+            ".", "u", "undo", "ms", "s", "n", "w", "v", "vc", "b", "l", "k", "d", "c", "bp", "bm",
+            "f", "tf", "y", "dq", "otv", "p",
+        ];
+        let keys: Vec<&str> = LEGEND
+            .iter()
+            .flat_map(|(k, _)| k.split([' ', '|']))
+            .collect();
+        for head in heads {
+            assert!(
+                !matches!(parse_line(head, None), Err(KeyError::Unknown(_))),
+                "{head}"
+            );
+            assert!(keys.contains(&head), "`{head}` is not in the legend");
+        }
     }
 
     #[test]
