@@ -854,6 +854,10 @@ function summary(v) {
     <p class="meta">${esc(v.result.reason)}</p><h3>${esc(tr("departures"))}</h3><ul>${deps}</ul>
     <p>${esc(tr("fouls"))}: ${esc(fouls || "—")}</p><p>${esc(tr("bestMove"))}: ${esc(bm)}</p></section>`;
 }
+// The referee cites a clause by its source file's number among
+// shared/rules/sources/ (RULESETS.md): the judge knows the rulebook.
+const SOURCES = { "000": "rfm", "001": "classic", "002": "minsk2017", "003": "ua", "004": "club" };
+function rulebookClause(clause) { return String(clause || "").replace(/^(\d{3}) /, (all, n) => (SOURCES[n] ? SOURCES[n] + " " : all)); }
 function whenText(w) { return w && w.day !== undefined ? tr("day", w.day) : w && w.night !== undefined ? tr("night", w.night) : ""; }
 function renderGame() {
   if (!app.querySelector("#game")) {
@@ -891,7 +895,7 @@ function renderGame() {
   vio.hidden = !S.violation && !S.discarded.length;
   if (S.violation) {
     const msg = S.lang === "ru" && S.violation.message_ru ? S.violation.message_ru : S.violation.message;
-    vio.innerHTML = `<strong>${esc(tr("rejected"))}</strong> <code class="code">${esc(S.violation.code)}</code> <span class="clause">${esc(S.violation.clause)}</span>
+    vio.innerHTML = `<strong>${esc(tr("rejected"))}</strong> <code class="code">${esc(S.violation.code)}</code> <span class="clause" title="${esc(S.violation.clause)}">${esc(rulebookClause(S.violation.clause))}</span>
       <div class="message">${esc(msg)}</div><div class="meta">${esc(S.violation.line)}${S.recall ? ` · ${esc(tr("recall"))}` : ""}</div>`
       + (S.discarded.length ? `<div class="meta">${esc(tr("discarded"))}: ${esc(S.discarded.join(" · "))}</div>` : "");
   }

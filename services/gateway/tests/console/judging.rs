@@ -457,3 +457,19 @@ async fn the_judge_goes_from_a_game_back_to_his_games_and_judges_the_next_in_the
     );
     assert_eq!(page.problems(&[]), Vec::<String>::new());
 }
+
+/// A refusal's clause is cited as the rulebook the judge knows ("ua
+/// §3.11"), not by the number of its file among the sources ("003
+/// §3.11"), which means nothing at the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusals_clause_names_its_rulebook() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let FirstSpeech { page, speaker, .. } = at_first_speech(&bin, &stack, RuleSetId::Ua, 39).await;
+    let other = speaker.number() % 10 + 1;
+    enter(&page, &format!("n {other} {}", other % 10 + 1)).await;
+    let clause = page
+        .wait("document.body.dataset.violation && document.querySelector('#violation .clause').textContent")
+        .await;
+    assert!(clause.as_str().unwrap().starts_with("ua §"), "{clause}");
+}
