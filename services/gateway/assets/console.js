@@ -316,6 +316,9 @@ function applyState(st) {
     }
   }
   if (S.store.acked === null) S.store.acked = st.last_client_seq;
+  // Kept with the queue (saved with the next ack, by the tab that
+  // judges): a reload while the referee is away shows it.
+  S.store.state = st;
 }
 async function refresh() {
   const r = await unary("GetGame", "mafia.v1.GetGameRequest", { game_id: S.gameId, audience: "AUDIENCE_JUDGE" }, "mafia.v1.GetGameResponse");
@@ -755,6 +758,7 @@ async function openGame(id) {
   const mine = ++attempt;
   S.gameId = id; S.store = loadStore(id); S.readOnly = false; S.post = null;
   S.state = null; S.view = null; S.prompt = null; S.violation = null; S.recall = null; S.note = null; S.promptKey = "";
+  applyState(S.store.state);
   try { await refresh(); } catch (e) {
     if (mine !== attempt) return;
     if (e instanceof GrpcError && e.code !== UNAVAILABLE) { S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
@@ -1018,7 +1022,9 @@ document.getElementById("logout").onclick = () => {
 document.getElementById("games").onclick = () => {
   if (S.inflight || (S.store && S.store.queue.length)) { S.note = tr("leaveQueued"); render(); return; }
   leaveGame();
-  S.screen = "games"; app.innerHTML = ""; render(); login();
+  // Drawn once, when login() has the list: a stale list drawn first and
+  // replaced under a tap would lose the tap.
+  S.screen = "games"; app.innerHTML = ""; login();
 };
 window.addEventListener("online", () => pump());
 

@@ -473,3 +473,53 @@ async fn a_refusals_clause_names_its_rulebook() {
         .await;
     assert!(clause.as_str().unwrap().starts_with("ua §"), "{clause}");
 }
+
+/// The page reloaded while the referee is away (a tablet's browser
+/// restarted in a Wi-Fi gap) shows the game as last acknowledged, seats
+/// and prompt, and takes commands into its queue; it showed an empty
+/// screen and refused every command until the referee answered again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_while_the_referee_is_away_shows_the_last_state_and_queues_commands() {
+    let Some(bin) = browser_or_skip() else { return };
+    let mut stack = Stack::start().await;
+    let FirstSpeech {
+        page,
+        typed,
+        speaker,
+        ..
+    } = at_first_speech(&bin, &stack, RuleSetId::Classic, 40).await;
+    let prompt = page
+        .eval("document.querySelector('#prompt-text').textContent")
+        .await;
+    stack.stop_referee().await;
+    page.reload().await;
+    page.wait("document.body.dataset.screen === 'game' && document.querySelectorAll('#seats [data-seat]').length === 10")
+        .await;
+    assert_eq!(
+        page.eval("document.querySelector('#prompt-text').textContent")
+            .await,
+        prompt
+    );
+    let foul = speaker.number() % 10 + 1;
+    enter(&page, &format!("f {foul}")).await;
+    page.wait(
+        "document.body.dataset.queued === '1' || document.querySelector('#note').textContent",
+    )
+    .await;
+    assert_eq!(
+        page.eval("[document.body.dataset.queued, document.querySelector('#note').textContent]")
+            .await,
+        json!(["1", ""])
+    );
+    stack.restart_referee().await;
+    page.wait(&format!(
+        "document.body.dataset.queued === '0' && document.body.dataset.acked === '{}'",
+        typed + 1
+    ))
+    .await;
+    assert_eq!(
+        page.eval(&format!("window.__console.view.seats[{}].fouls", foul - 1))
+            .await,
+        json!(1)
+    );
+}
