@@ -925,7 +925,9 @@ async function loadPost() {
   const id = S.gameId;
   const r = await fetch("/judge-console/api/inputs/" + encodeURIComponent(id), { headers: { authorization: "Bearer " + S.token } }).catch(() => null);
   if (S.gameId !== id) return;
-  if (r && r.status === 409) { S.post = { waiting: true }; setTimeout(() => { if (S.post && S.post.waiting) loadPost(); }, 1000); }
+  // Not recorded yet (409), or no answer (the network, a gateway
+  // restarting): asked again, or the form would never come.
+  if (!r || r.status === 409 || r.status >= 500) { S.post = { waiting: true }; setTimeout(() => { if (S.post && S.post.waiting) loadPost(); }, 1000); }
   else if (r && r.ok) S.post = { data: await r.json() };
   else S.post = { none: true };
   render();

@@ -551,3 +551,101 @@ pub async fn type_until_speech(
     }
     i
 }
+
+/// A request with `token` as its bearer.
+pub fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(msg);
+    r.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+/// The rfm tournament "cup" on the stack's scoring service: ten players
+/// ("player-N", nicknamed "Player N"), judge j3 at table 3 of round 1, its
+/// game cup.main.r1.t3.g1 assigned. Returns the organiser's client.
+pub async fn cup_with_table_3s_game(
+    stack: &Stack,
+) -> mafia_proto::v1::scoring_client::ScoringClient<tonic::transport::Channel> {
+    use mafia_proto::v1::scoring_client::ScoringClient;
+    use mafia_record::{GameId, StageId, TournamentId};
+    use mafia_tournament::{
+        Coefficient, Judge, JudgeId, Player, PlayerId, Scheme, SeatedTable, Stage,
+        TournamentCommand, TournamentSpec,
+    };
+    let addr = stack.scoring.as_ref().unwrap().addr;
+    let mut c = ScoringClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let spec = TournamentSpec {
+        id: TournamentId::new("cup").unwrap(),
+        name: "Cup".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    };
+    c.create_tournament(authed(
+        ORGANISER,
+        mafia_proto::v1::CreateTournamentRequest {
+            spec_json: serde_json::to_string(&spec).unwrap(),
+        },
+    ))
+    .await
+    .unwrap();
+    // The console's form makes "player-3" of "Player 3".
+    let ids: Vec<PlayerId> = (1..=10)
+        .map(|n| PlayerId::new(format!("player-{n}")))
+        .collect();
+    let game: GameId = "cup.main.r1.t3.g1".parse().unwrap();
+    let mut cmds = vec![
+        TournamentCommand::AddJudge {
+            judge: Judge {
+                id: JudgeId::new("j3"),
+                name: "j3".into(),
+            },
+        },
+        TournamentCommand::AddStage {
+            stage: Stage {
+                id: StageId::new("main").unwrap(),
+                name: "Main".into(),
+                rounds: 1,
+                tables: 3,
+                coefficient: Coefficient::ONE,
+            },
+        },
+    ];
+    for (n, id) in ids.iter().enumerate() {
+        cmds.push(TournamentCommand::RegisterPlayer {
+            player: Player {
+                id: id.clone(),
+                nickname: format!("Player {}", n + 1),
+                club: None,
+                photo_url: None,
+            },
+        });
+    }
+    cmds.push(TournamentCommand::SeatRound {
+        stage: StageId::new("main").unwrap(),
+        round: 1,
+        tables: vec![SeatedTable {
+            table: 3,
+            seats: ids.clone(),
+            judge: Some(JudgeId::new("j3")),
+        }],
+    });
+    cmds.push(TournamentCommand::AssignGame {
+        game: game.clone(),
+        judge: None,
+    });
+    for cmd in &cmds {
+        c.command(authed(
+            ORGANISER,
+            mafia_proto::v1::CommandRequest {
+                tournament: "cup".into(),
+                command_json: serde_json::to_string(cmd).unwrap(),
+            },
+        ))
+        .await
+        .unwrap();
+    }
+    c
+}

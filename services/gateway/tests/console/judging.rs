@@ -523,3 +523,40 @@ async fn a_reload_while_the_referee_is_away_shows_the_last_state_and_queues_comm
         json!(1)
     );
 }
+
+/// The post-game form of a tournament game is asked for as the game ends;
+/// when that request fails (the hall's Wi-Fi, a gateway restarting) it is
+/// asked for again, not given up: the form never came.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_post_game_form_comes_after_its_first_request_failed() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start_with_scoring().await;
+    cup_with_table_3s_game(&stack).await;
+    let sim = (40..)
+        .map(|seed| sim(RuleSetId::Rfm, seed))
+        .find(|s| s.game.result().is_some_and(|r| r.winner.is_some()))
+        .unwrap();
+    let page = Browser::launch(&bin).await.page().await;
+    log_in(&page, &stack, T3, "en").await;
+    page.wait("document.querySelector('#assigned .waiting[data-game=\"cup.main.r1.t3.g1\"]')")
+        .await;
+    open_by_form(&page, RuleSetId::Rfm, 3, 1, &nicknames(), &cards_of(&sim)).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    // The form is asked for once the result is known (before the final
+    // last words end).
+    page.cmd("Network.enable", json!({})).await;
+    page.cmd(
+        "Network.setBlockedURLs",
+        json!({"urls": ["*/judge-console/api/inputs/*"]}),
+    )
+    .await;
+    let (mut game, _) = Game::new(sim.setup.clone(), 0);
+    let n = sim.commands.len();
+    type_commands(&page, &mut game, &sim.commands, 0..n, None, false).await;
+    page.wait("document.body.dataset.over === 'true' && window.__console.post && !window.__console.post.loading")
+        .await;
+    page.cmd("Network.setBlockedURLs", json!({"urls": []}))
+        .await;
+    page.wait("document.querySelector('form#post')").await;
+}
