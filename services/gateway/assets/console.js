@@ -569,6 +569,8 @@ function foul(n) { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n)
 function undoAnswer(yes) {
   S.confirmUndo = false;
   if (yes) enqueue([{ type: "undo" }], "u"); else render();
+  // Back to the line: an Enter left on the Undo button would ask again.
+  lineInput().focus();
 }
 document.addEventListener("keydown", (ev) => {
   if (S.screen !== "game") return;

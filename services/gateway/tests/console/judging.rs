@@ -103,6 +103,16 @@ async fn a_focused_button_answers_enter_and_space_and_a_seat_typed_in_foul_mode_
     page.press("Escape").await;
     page.wait("document.querySelector('#confirm').hidden").await;
     assert_eq!(acked(&page).await, i as u64 + 1);
+    // Answered, the keys are the line's again: the next Enter ends the
+    // speech, it does not press Undo once more.
+    assert_eq!(page.eval("document.activeElement.id").await, json!("line"));
+    page.press("Enter").await;
+    page.wait(&format!("document.body.dataset.acked === '{}'", i + 2))
+        .await;
+    assert_eq!(
+        page.eval("document.querySelector('#confirm').hidden").await,
+        json!(true)
+    );
     assert_eq!(page.problems(&[]), Vec::<String>::new());
 }
 
