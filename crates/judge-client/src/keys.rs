@@ -9,7 +9,7 @@ use mafia_rules::{Command, Expect, PenaltyKind, Seat, SeatList, SeatSet};
 /// The legend shown on screen; one entry per shorthand.
 pub const LEGEND: &[(&str, &str)] = &[
     (
-        "Enter",
+        "Enter | .",
         "next: end the speech / last words / night-0 step / free talk",
     ),
     ("s", "start the speaker's timer"),
@@ -17,8 +17,9 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("w [B]", "withdraw B's nomination"),
     ("v H H…", "hands against the nominee on the vote (none: v)"),
     ("vc S S…", "who wants a vote today"),
-    ("b T | b -", "the voter's ballot"),
+    ("b T | b V T | b -", "the voter's ballot (roll call)"),
     ("l H H…", "hands to lift all nominees"),
+    ("ms", "\"mafia, shoot\": the shooting count begins"),
     (
         "k T | k B T | k -",
         "shoot T (every black player yet to shoot, or B); - misses",
@@ -31,7 +32,7 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("f S | tf S | y S", "foul, technical foul, yellow card"),
     ("p S small|big", "penalty"),
     ("dq S | otv S", "disqualify; opposite-team victory"),
-    ("u", "undo the last command of this phase"),
+    ("u | undo", "undo the last command of this phase"),
     ("{…}", "any command as FORMAT.md JSON"),
 ];
 
@@ -141,7 +142,15 @@ pub fn parse_line(line: &str, expect: Option<&Expect>) -> Result<Vec<Command>, K
         }),
         "bm" => {
             let seat_of_move = match expect {
-                Some(Expect::BestMove { seat }) => *seat,
+                // Its own step, or (minsk2017 §8.3) said in the first
+                // victim's last words.
+                Some(
+                    Expect::BestMove { seat }
+                    | Expect::LastWords {
+                        seat,
+                        testament: false,
+                    },
+                ) => *seat,
                 _ => return Err(KeyError::Usage("no best move is due")),
             };
             let named: SeatList = rest.iter().map(|w| seat(w)).collect::<Result<_, _>>()?;
@@ -221,7 +230,7 @@ pub fn shorthand(cmd: &Command, expect: Option<&Expect>) -> String {
         Command::DonCheck { target: t } => Some(format!("d {}", target(t))),
         Command::SheriffCheck { target: t } => Some(format!("c {}", target(t))),
         Command::BeautyPick { target: t } => Some(format!("bp {}", target(t))),
-        Command::BestMove { seat, named } if matches!(expect, Some(Expect::BestMove { seat: s }) if s == seat) => {
+        Command::BestMove { seat, named } if matches!(expect, Some(Expect::BestMove { seat: s } | Expect::LastWords { seat: s, testament: false }) if s == seat) => {
             Some(
                 format!("bm {}", seats(&mut named.iter()))
                     .trim_end()
@@ -399,6 +408,51 @@ mod tests {
             }]
         );
         assert!(matches!(parse_line("v 1", None), Err(KeyError::Usage(_))));
+    }
+
+    #[test]
+    fn bm_in_the_first_victims_last_words_is_his_best_move() {
+        let words = Expect::LastWords {
+            seat: s(6),
+            testament: false,
+        };
+        let bm = Command::BestMove {
+            seat: s(6),
+            named: [s(1), s(2), s(9)].into_iter().collect(),
+        };
+        assert_eq!(
+            parse_line("bm 1 2 9", Some(&words)).unwrap(),
+            vec![bm.clone()]
+        );
+        assert_eq!(shorthand(&bm, Some(&words)), "bm 1 2 9");
+        let testament = Expect::LastWords {
+            seat: s(6),
+            testament: true,
+        };
+        assert!(matches!(
+            parse_line("bm 1 2 9", Some(&testament)),
+            Err(KeyError::Usage(_))
+        ));
+    }
+
+    /// `?` lists every shorthand the console takes.
+    #[test]
+    fn the_legend_names_every_shorthand() {
+        let heads = [
+            ".", "u", "undo", "ms", "s", "n", "w", "v", "vc", "b", "l", "k", "d", "c", "bp", "bm",
+            "f", "tf", "y", "dq", "otv", "p",
+        ];
+        let keys: Vec<&str> = LEGEND
+            .iter()
+            .flat_map(|(k, _)| k.split([' ', '|']))
+            .collect();
+        for head in heads {
+            assert!(
+                !matches!(parse_line(head, None), Err(KeyError::Unknown(_))),
+                "{head}"
+            );
+            assert!(keys.contains(&head), "`{head}` is not in the legend");
+        }
     }
 
     #[test]

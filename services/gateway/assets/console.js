@@ -127,7 +127,21 @@ function methodUrl(method) {
   const base = service === "Scoring" ? S.scoring : S.referee;
   return base.replace(/\/$/, "") + "/mafia.v1." + service + "/" + name;
 }
+// A call that hears nothing for SILENCE_MS is given up (its commands stay
+// queued and go again): a hall's Wi-Fi can drop a connection without
+// closing it, and a fetch has no deadline of its own.
+const SILENCE_MS = 15000;
 async function grpcWeb(method, reqType, msgs, respType, onMessage) {
+  const ctrl = new AbortController();
+  let silence = null;
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(() => ctrl.abort(new NetError(tr("silent", SILENCE_MS / 1000))), SILENCE_MS);
+  };
+  heard();
+  try { return await fetchCall(method, reqType, msgs, respType, onMessage, ctrl.signal, heard); } finally { clearTimeout(silence); }
+}
+async function fetchCall(method, reqType, msgs, respType, onMessage, signal, heard) {
   let resp;
   try {
     resp = await fetch(methodUrl(method), {
@@ -135,8 +149,10 @@ async function grpcWeb(method, reqType, msgs, respType, onMessage) {
       headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "authorization": "Bearer " + S.token },
       body: frame(msgs.map((m) => encode(reqType, m))),
       cache: "no-store",
+      signal,
     });
   } catch (e) { throw new NetError(String(e.message || e)); }
+  heard();
   if (!resp.ok) throw new NetError("HTTP " + resp.status);
   let status = resp.headers.get("grpc-status"), message = resp.headers.get("grpc-message") || "";
   let buf = new Uint8Array(0);
@@ -144,6 +160,7 @@ async function grpcWeb(method, reqType, msgs, respType, onMessage) {
     const reader = resp.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
+      heard();
       if (value) {
         const next = new Uint8Array(buf.length + value.length); next.set(buf); next.set(value, buf.length); buf = next;
         while (buf.length >= 5) {
@@ -192,13 +209,13 @@ const I18N = {
     bestMove: "Best move", hits: "hits", votes: "votes", day: "Day %s", night: "Night %s", queue: "Queued", legend: "Keys",
     badSeating: "The seating needs ten different nicknames (seat %s).", badCards: "The cards must be 7 red (6 civilians + sheriff) and 3 black (2 mafia + don)", need: "Enter a token.",
     denied: "This token may not do that for game %s", unknownToken: "Unknown token", notJudge: "Not a table judge's or chief judge's token", notFound: "No such game: %s",
-    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying",
+    exists: "A different game already exists under this id", noState: "Waiting for the game's state from the referee before taking commands.", unacked: "Waiting for the referee's ack: name every seat (n B T, k B T…) or give JSON.", unavailable: "The referee is unreachable; retrying", silent: "no answer for %s s", recall: "↑ brings it back to correct", leaveQueued: "Commands still wait for the referee's ack; the list once they are in.",
     post: { title: "Post-game inputs", extra: "Extra", penalty: "Penalty", bestMove: "The best move stands", confirmed: "yes", denied: "no (rfm §6.6.6)",
       send: "Send to scoring", saved: "Saved (tournament version %s).", pending: "Waits for the chief judge: %s", waiting: "Waiting for the scoring service to record the result…",
       win: "win", loss: "loss", draw: "draw", none: "—" },
-    keys: [["Enter", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
+    keys: [["Enter · .", "next / send the selection"], ["1–10", "seat: nominee, target or hand"], ["n T · n B T", "nominate"], ["v H… · l H… · vc S…", "hands, lift, vote call"],
       ["k T · k B T · k -", "shot(s)"], ["d T · c T · bp T", "checks, Beauty"], ["bm A B C", "best move"], ["f S · tf S · y S", "foul, technical, yellow"],
-      ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u", "undo (confirm)"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
+      ["p S small|big · dq S · otv S", "penalty, removal, opposite-team victory"], ["b T · b V T · b -", "roll-call ballot"], ["ms", "“mafia, shoot”: the count begins"], ["w B", "withdraw"], ["s", "start the timer"], ["Backspace · u · undo", "undo (confirm)"], ["↑", "the refused line back, to correct"], ["Esc", "clear"], ["{…}", "a command as JSON"]],
   },
   ru: {
     title: "Консоль судьи", token: "Токен судьи стола", referee: "Рефери (gRPC-web)", login: "Войти",
@@ -223,13 +240,13 @@ const I18N = {
     bestMove: "Лучший ход", hits: "попаданий", votes: "гол.", day: "День %s", night: "Ночь %s", queue: "В очереди", legend: "Клавиши",
     badSeating: "Нужны десять разных ников (место %s).", badCards: "Карты: 7 красных (6 мирных + шериф) и 3 чёрных (2 мафии + дон)", need: "Введите токен.",
     denied: "Этот токен не даёт права на это в игре %s", unknownToken: "Неизвестный токен", notJudge: "Это не токен судьи", notFound: "Нет такой игры: %s",
-    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем",
+    exists: "Под этим id уже есть другая игра", noState: "Ждём состояние игры от рефери; команды пока не принимаются.", unacked: "Ждём подтверждения рефери: укажите все номера (n B T, k B T…) или JSON.", unavailable: "Рефери недоступен; повторяем", silent: "нет ответа %s с", recall: "↑ вернёт её для исправления", leaveQueued: "Команды ещё ждут подтверждения рефери; к списку — когда их примут.",
     post: { title: "Итоги судьи", extra: "Доп. балл", penalty: "Штраф", bestMove: "Лучший ход засчитан", confirmed: "да", denied: "нет (rfm §6.6.6)",
       send: "Отправить в подсчёт", saved: "Сохранено (версия турнира %s).", pending: "Ждёт утверждения ГС: %s", waiting: "Ждём, пока сервис подсчёта запишет результат…",
       win: "победа", loss: "поражение", draw: "ничья", none: "—" },
-    keys: [["Enter", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
+    keys: [["Enter · .", "далее / отправить выбор"], ["1–10", "место: кандидат, цель или рука"], ["n T · n B T", "выставить"], ["v H… · l H… · vc S…", "руки, подъём, запрос голосования"],
       ["k T · k B T · k -", "выстрел(ы)"], ["d T · c T · bp T", "проверки, красотка"], ["bm A B C", "лучший ход"], ["f S · tf S · y S", "фол, технический, жёлтая"],
-      ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u", "отмена (с подтверждением)"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
+      ["p S small|big · dq S · otv S", "штраф, удаление, победа другой команды"], ["b T · b V T · b -", "именное голосование"], ["ms", "«мафия, стреляет»: начало отсчёта"], ["w B", "снять кандидатуру"], ["s", "запустить таймер"], ["Backspace · u · undo", "отмена (с подтверждением)"], ["↑", "отклонённая строка — исправить"], ["Esc", "очистить"], ["{…}", "команда в JSON"]],
   },
 };
 function tr(path, ...args) {
@@ -254,6 +271,10 @@ const S = {
   screen: "login", gameId: null, header: null, state: null, view: null, prompt: null, events: [],
   conn: "offline", connNote: "", inflight: false, retryMs: 500, retryTimer: null,
   selection: new Set(), mode: null, confirmUndo: false, violation: null, note: null, discarded: [],
+  // The last typed line the referee refused, for ↑ to bring back.
+  recall: null,
+  // Lets go of this tab's lock on the open game.
+  unlock: null,
   store: null, readOnly: false, promptKey: "", promptSince: Date.now(), beeped: {}, latencies: [],
   games: null, assigned: [], scope: [], error: "",
 };
@@ -295,6 +316,9 @@ function applyState(st) {
     }
   }
   if (S.store.acked === null) S.store.acked = st.last_client_seq;
+  // Kept with the queue (saved with the next ack, by the tab that
+  // judges): a reload while the referee is away shows it.
+  S.store.state = st;
 }
 async function refresh() {
   const r = await unary("GetGame", "mafia.v1.GetGameRequest", { game_id: S.gameId, audience: "AUDIENCE_JUDGE" }, "mafia.v1.GetGameResponse");
@@ -313,9 +337,10 @@ function nextSeq() {
   if (q.length) return q[q.length - 1].seq + 1;
   return Math.max(S.store.acked || 0, S.state ? S.state.last_client_seq : 0) + 1;
 }
-function enqueue(cmds, line) {
+// `typed`: the judge typed the line (not a tap, Enter or an undo).
+function enqueue(cmds, line, typed = false) {
   const t0 = performance.now();
-  for (const c of cmds) S.store.queue.push({ seq: nextSeq(), json: JSON.stringify(c), at: Date.now(), line, sent: false, t0 });
+  for (const c of cmds) S.store.queue.push({ seq: nextSeq(), json: JSON.stringify(c), at: Date.now(), line, typed, sent: false, t0 });
   S.violation = null; S.discarded = [];
   save(); render(); pump();
 }
@@ -344,6 +369,9 @@ function onReply(reply, batch, outcome) {
     S.discarded = q.filter((c) => c.seq > r.client_seq).map((c) => c.line);
     S.store.queue = q.filter((c) => c.seq < r.client_seq);
     S.violation = { ...r.violation, line: refused ? refused.line : "" };
+    // A typed line is kept for ↑ to bring back and correct; the line
+    // itself stays free for what the judge enters next.
+    S.recall = refused && refused.typed ? refused.line : null;
     outcome.rejected = true;
     save(); render();
   }
@@ -474,7 +502,11 @@ export function parseLine(line, p) {
     case "d": return [{ type: "don_check", target: onlyMaybe("d T, or d -") }];
     case "c": return [{ type: "sheriff_check", target: onlyMaybe("c T, or c -") }];
     case "bp": return [{ type: "beauty_pick", target: onlyMaybe("bp T, or bp -") }];
-    case "bm": if (!p || p.expect !== "best_move") throw new KeyError("no best move is due"); return [{ type: "best_move", seat: p.seat, named: rest.map(seat) }];
+    case "bm": {
+      // Its own step, or (minsk2017 §8.3) said in the first victim's last words.
+      if (!p || !(p.expect === "best_move" || (p.expect === "last_words" && !p.testament))) throw new KeyError("no best move is due");
+      return [{ type: "best_move", seat: p.seat, named: rest.map(seat) }];
+    }
     case "f": return [{ type: "foul", seat: only("f S") }];
     case "tf": return [{ type: "technical_foul", seat: only("tf S") }];
     case "y": return [{ type: "yellow_card", seat: only("y S") }];
@@ -506,9 +538,14 @@ function submitLine(text) {
   if (!S.state) { S.note = tr("noState"); render(); return; }
   const line = text.trim();
   if (line === "u" || line === "undo") { lineInput().value = ""; S.confirmUndo = true; render(); return; }
+  // The Foul button asked "Foul: Seat?": a seat typed now is the answer.
+  if (S.mode === "foul" && /^\d+$/.test(line)) {
+    try { foul(seat(line)); lineInput().value = ""; } catch (e) { S.note = e.message; render(); }
+    return;
+  }
   try {
     const cmds = parseLine(line, promptForParsing(line));
-    enqueue(cmds, line || "⏎");
+    enqueue(cmds, line || "⏎", !!line);
     lineInput().value = "";
   } catch (e) {
     if (!(e instanceof KeyError)) throw e;
@@ -517,16 +554,23 @@ function submitLine(text) {
 }
 function seatTapped(n) {
   if (S.readOnly || !S.state || !S.prompt) return;
-  if (S.mode === "foul") { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n); return; }
+  if (S.mode === "foul") { foul(n); return; }
   if (SELECTING.has(S.prompt.expect)) {
     if (S.selection.has(n)) S.selection.delete(n); else S.selection.add(n);
     render(); return;
   }
+  // The tap stands for the prompt's command, and the prompt is out of
+  // date while a command awaits its ack: no guess is queued (see
+  // promptForParsing).
+  if (S.store.queue.length) { S.note = tr("unacked"); render(); return; }
   try { enqueue(forSeats(S.prompt, [n]), String(n)); } catch (e) { S.note = e.message; render(); }
 }
+function foul(n) { S.mode = null; enqueue([{ type: "foul", seat: n }], "f " + n); }
 function undoAnswer(yes) {
   S.confirmUndo = false;
   if (yes) enqueue([{ type: "undo" }], "u"); else render();
+  // Back to the line: an Enter left on the Undo button would ask again.
+  lineInput().focus();
 }
 document.addEventListener("keydown", (ev) => {
   if (S.screen !== "game") return;
@@ -540,7 +584,12 @@ document.addEventListener("keydown", (ev) => {
     return;
   }
   if (ev.key === "Escape") { input.value = ""; S.selection = new Set(); S.mode = null; S.note = null; render(); return; }
+  // A control the judge reached with Tab (Foul, Undo, a seat) is pressed
+  // by Enter and Space as anywhere else, not taken for the line's keys.
+  const control = ev.target !== input && ev.target.closest && ev.target.closest("button, select, a[href], input, textarea");
+  if (control && (ev.key === "Enter" || ev.key === " ")) return;
   if (ev.key === "Enter") { ev.preventDefault(); submitLine(input.value); return; }
+  if (ev.key === "ArrowUp" && input.value === "" && S.recall) { ev.preventDefault(); input.value = S.recall; input.focus(); return; }
   if (ev.key === "Backspace" && input.value === "") { ev.preventDefault(); S.confirmUndo = true; render(); return; }
   if (document.activeElement !== input && ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey) input.focus();
 });
@@ -561,6 +610,8 @@ function setBody() {
   document.title = tr("title");
   document.getElementById("lang").textContent = S.lang === "en" ? "RU" : "EN";
   document.getElementById("logout").hidden = S.screen === "login";
+  const games = document.getElementById("games");
+  games.hidden = S.screen !== "game"; games.title = tr("games");
   const conn = document.getElementById("conn");
   conn.className = "conn " + S.conn;
   conn.textContent = S.screen === "game" ? tr(S.conn === "error" ? "offline" : S.conn) + (S.connNote && S.conn !== "online" ? " · " + S.connNote : "") : "";
@@ -708,7 +759,8 @@ async function openGame(id) {
   if (!id) return;
   const mine = ++attempt;
   S.gameId = id; S.store = loadStore(id); S.readOnly = false; S.post = null;
-  S.state = null; S.view = null; S.prompt = null; S.violation = null; S.note = null; S.promptKey = "";
+  S.state = null; S.view = null; S.prompt = null; S.violation = null; S.recall = null; S.note = null; S.promptKey = "";
+  applyState(S.store.state);
   try { await refresh(); } catch (e) {
     if (mine !== attempt) return;
     if (e instanceof GrpcError && e.code !== UNAVAILABLE) { S.error = fail(e, id); S.gameId = null; S.screen = "games"; app.innerHTML = ""; render(); const n = app.querySelector("#new-error"); if (n) n.textContent = S.error; return; }
@@ -721,8 +773,9 @@ async function openGame(id) {
   // queues never number commands against each other.
   if (navigator.locks) {
     navigator.locks.request("mafia-console:" + id, { ifAvailable: true }, (lock) => {
+      if (S.gameId !== id) return undefined;
       if (!lock) { S.readOnly = true; render(); return undefined; }
-      return new Promise(() => {});
+      return new Promise((release) => { S.unlock = release; });
     });
   }
   render(); pump();
@@ -749,9 +802,13 @@ function promptText(p) {
 }
 // The step's start as the referee stored it (the judge's clock, so it
 // survives a reload), unless it is implausibly old (a record replayed with
-// other times): then since the prompt appeared here.
+// other times) or no judge's command started it (the first step began
+// when the game was opened, for a tournament when the organiser opened
+// the round, minutes before the table sat down): then since the prompt
+// appeared here.
 function timerStart() {
   const v = S.view, p = S.prompt;
+  if (!S.state || !S.state.last_client_seq) return S.promptSince;
   const at = p && p.expect === "speech" && v && v.speech_started_at ? v.speech_started_at : v && v.step_started_at;
   return at && Math.abs(Date.now() - at) < 3600e3 ? at : S.promptSince;
 }
@@ -803,6 +860,10 @@ function summary(v) {
     <p class="meta">${esc(v.result.reason)}</p><h3>${esc(tr("departures"))}</h3><ul>${deps}</ul>
     <p>${esc(tr("fouls"))}: ${esc(fouls || "—")}</p><p>${esc(tr("bestMove"))}: ${esc(bm)}</p></section>`;
 }
+// The referee cites a clause by its source file's number among
+// shared/rules/sources/ (RULESETS.md): the judge knows the rulebook.
+const SOURCES = { "000": "rfm", "001": "classic", "002": "minsk2017", "003": "ua", "004": "club" };
+function rulebookClause(clause) { return String(clause || "").replace(/^(\d{3}) /, (all, n) => (SOURCES[n] ? SOURCES[n] + " " : all)); }
 function whenText(w) { return w && w.day !== undefined ? tr("day", w.day) : w && w.night !== undefined ? tr("night", w.night) : ""; }
 function renderGame() {
   if (!app.querySelector("#game")) {
@@ -840,8 +901,8 @@ function renderGame() {
   vio.hidden = !S.violation && !S.discarded.length;
   if (S.violation) {
     const msg = S.lang === "ru" && S.violation.message_ru ? S.violation.message_ru : S.violation.message;
-    vio.innerHTML = `<strong>${esc(tr("rejected"))}</strong> <code class="code">${esc(S.violation.code)}</code> <span class="clause">${esc(S.violation.clause)}</span>
-      <div class="message">${esc(msg)}</div><div class="meta">${esc(S.violation.line)}</div>`
+    vio.innerHTML = `<strong>${esc(tr("rejected"))}</strong> <code class="code">${esc(S.violation.code)}</code> <span class="clause" title="${esc(S.violation.clause)}">${esc(rulebookClause(S.violation.clause))}</span>
+      <div class="message">${esc(msg)}</div><div class="meta">${esc(S.violation.line)}${S.recall ? ` · ${esc(tr("recall"))}` : ""}</div>`
       + (S.discarded.length ? `<div class="meta">${esc(tr("discarded"))}: ${esc(S.discarded.join(" · "))}</div>` : "");
   }
   const note = app.querySelector("#note");
@@ -866,7 +927,9 @@ async function loadPost() {
   const id = S.gameId;
   const r = await fetch("/judge-console/api/inputs/" + encodeURIComponent(id), { headers: { authorization: "Bearer " + S.token } }).catch(() => null);
   if (S.gameId !== id) return;
-  if (r && r.status === 409) { S.post = { waiting: true }; setTimeout(() => { if (S.post && S.post.waiting) loadPost(); }, 1000); }
+  // Not recorded yet (409), or no answer (the network, a gateway
+  // restarting): asked again, or the form would never come.
+  if (!r || r.status === 409 || r.status >= 500) { S.post = { waiting: true }; setTimeout(() => { if (S.post && S.post.waiting) loadPost(); }, 1000); }
   else if (r && r.ok) S.post = { data: await r.json() };
   else S.post = { none: true };
   render();
@@ -945,10 +1008,27 @@ document.getElementById("lang").onclick = () => {
   localStorage.setItem("mafia.console.lang", S.lang);
   app.innerHTML = ""; render();
 };
+// Leaving a game's screen lets go of its lock, or coming back to it in
+// this tab would find it taken and only watch.
+function leaveGame() {
+  if (S.unlock) S.unlock();
+  S.unlock = null; S.gameId = null; S.post = null; S.readOnly = false;
+  history.replaceState(null, "", location.pathname + location.search);
+}
 document.getElementById("logout").onclick = () => {
   localStorage.removeItem("mafia.console.token");
-  S.token = ""; S.screen = "login"; S.gameId = null; history.replaceState(null, "", location.pathname + location.search);
+  leaveGame();
+  S.token = ""; S.screen = "login";
   app.innerHTML = ""; render();
+};
+// Back to the list for the next game; commands still unacknowledged keep
+// the judge here (their answers belong to this game's screen).
+document.getElementById("games").onclick = () => {
+  if (S.inflight || (S.store && S.store.queue.length)) { S.note = tr("leaveQueued"); render(); return; }
+  leaveGame();
+  // Drawn once, when login() has the list: a stale list drawn first and
+  // replaced under a tap would lose the tap.
+  S.screen = "games"; app.innerHTML = ""; login();
 };
 window.addEventListener("online", () => pump());
 

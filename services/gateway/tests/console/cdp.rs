@@ -35,12 +35,34 @@ pub fn chromium() -> Option<PathBuf> {
         })
 }
 
+/// An uncaught exception, a `console.error`/`console.assert` or an error
+/// entry of the browser's log (a failed load among them), in words.
+fn problem(v: &Value) -> Option<String> {
+    let p = &v["params"];
+    match v["method"].as_str()? {
+        "Runtime.exceptionThrown" => Some(format!("exception: {}", p["exceptionDetails"])),
+        "Runtime.consoleAPICalled" if matches!(p["type"].as_str(), Some("error" | "assert")) => {
+            Some(format!("console.{}: {}", p["type"].as_str()?, p["args"]))
+        }
+        "Log.entryAdded" if p["entry"]["level"] == "error" => Some(format!(
+            "log: {} {}",
+            p["entry"]["text"].as_str()?,
+            p["entry"]["url"].as_str().unwrap_or_default()
+        )),
+        _ => None,
+    }
+}
+
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
+/// What each page (by its session) reported as going wrong: uncaught
+/// exceptions, `console.error`s and the browser's own error entries.
+type Problems = Arc<Mutex<Vec<(String, String)>>>;
 
 pub struct Browser {
     child: Child,
     out: mpsc::UnboundedSender<Message>,
     pending: Pending,
+    problems: Problems,
     next: AtomicU64,
     _profile: tempfile::TempDir,
 }
@@ -96,6 +118,8 @@ impl Browser {
         });
         let pending: Pending = Arc::default();
         let p = pending.clone();
+        let problems: Problems = Arc::default();
+        let seen = problems.clone();
         tokio::spawn(async move {
             while let Some(Ok(m)) = stream.next().await {
                 let Message::Text(t) = m else { continue };
@@ -104,8 +128,10 @@ impl Browser {
                     if let Some(tx) = p.lock().unwrap().remove(&id) {
                         let _ = tx.send(v);
                     }
-                } else if v["method"] == "Runtime.exceptionThrown" {
-                    eprintln!("page exception: {}", v["params"]["exceptionDetails"]);
+                } else if let Some(problem) = problem(&v) {
+                    eprintln!("page problem: {problem}");
+                    let session = v["sessionId"].as_str().unwrap_or_default().to_owned();
+                    seen.lock().unwrap().push((session, problem));
                 }
             }
         });
@@ -113,6 +139,7 @@ impl Browser {
             child,
             out,
             pending,
+            problems,
             next: AtomicU64::new(1),
             _profile: profile,
         })
@@ -161,7 +188,7 @@ impl Browser {
             browser: self.clone(),
             session,
         };
-        for m in ["Page.enable", "Runtime.enable"] {
+        for m in ["Page.enable", "Runtime.enable", "Log.enable"] {
             page.cmd(m, json!({})).await;
         }
         page.cmd(
@@ -186,6 +213,22 @@ pub struct Page {
 }
 
 impl Page {
+    /// Everything this page reported as going wrong so far, but for what
+    /// contains one of `expected` (a referee stopped on purpose fails
+    /// loads).
+    pub fn problems(&self, expected: &[&str]) -> Vec<String> {
+        self.browser
+            .problems
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(session, p)| {
+                *session == self.session && !expected.iter().any(|e| p.contains(e))
+            })
+            .map(|(_, p)| p.clone())
+            .collect()
+    }
+
     pub async fn cmd(&self, method: &str, params: Value) -> Value {
         self.browser.call(Some(&self.session), method, params).await
     }
@@ -278,20 +321,37 @@ impl Page {
         }
     }
 
-    /// Presses a named key: "Enter", "Backspace", "Escape".
+    /// Presses a named key: "Enter", "Backspace", "Escape", "Tab", " ".
     pub async fn press(&self, key: &str) {
-        let code = match key {
-            "Enter" => 13,
-            "Backspace" => 8,
-            "Escape" => 27,
-            _ => 0,
+        self.press_with(key, false).await;
+    }
+
+    /// Presses a named key, with Shift held or not, as a keyboard does:
+    /// Enter and Space also type their character, which is what makes a
+    /// focused button act unless the page's keydown prevents it.
+    pub async fn press_with(&self, key: &str, shift: bool) {
+        let (code, name, text) = match key {
+            "Enter" => (13, "Enter", "\r"),
+            " " => (32, "Space", " "),
+            "Tab" => (9, "Tab", ""),
+            "Backspace" => (8, "Backspace", ""),
+            "Escape" => (27, "Escape", ""),
+            "ArrowUp" => (38, "ArrowUp", ""),
+            _ => (0, key, ""),
         };
-        for ty in ["rawKeyDown", "keyUp"] {
-            self.cmd(
-                "Input.dispatchKeyEvent",
-                json!({"type": ty, "key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}),
-            )
-            .await;
+        let modifiers = if shift { 8 } else { 0 };
+        let down = if text.is_empty() {
+            "rawKeyDown"
+        } else {
+            "keyDown"
+        };
+        for ty in [down, "keyUp"] {
+            let mut event = json!({"type": ty, "key": key, "code": name, "windowsVirtualKeyCode": code,
+                "nativeVirtualKeyCode": code, "modifiers": modifiers});
+            if ty == "keyDown" {
+                event["text"] = json!(text);
+            }
+            self.cmd("Input.dispatchKeyEvent", event).await;
         }
     }
 

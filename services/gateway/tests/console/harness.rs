@@ -48,6 +48,8 @@ pub struct Stack {
     pub gateway: SocketAddr,
     pub referee_addr: SocketAddr,
     pub referee: Option<RunningReferee>,
+    /// Between the page and the referee, when the stack has one.
+    pub proxy: Option<Proxy>,
     /// The scoring service, on the same log, when the stack has one.
     pub scoring: Option<mafia_scoring::Running>,
     _dir: tempfile::TempDir,
@@ -55,16 +57,22 @@ pub struct Stack {
 
 impl Stack {
     pub async fn start() -> Stack {
-        Self::start_inner(false).await
+        Self::start_inner(false, false).await
+    }
+
+    /// With the page reaching the referee through a [`Proxy`] that can
+    /// stop answering, as a hall's Wi-Fi does.
+    pub async fn start_behind_proxy() -> Stack {
+        Self::start_inner(false, true).await
     }
 
     /// With the scoring service too, admitting the console's origin, and
     /// the gateway folding its tournaments: what post-game inputs need.
     pub async fn start_with_scoring() -> Stack {
-        Self::start_inner(true).await
+        Self::start_inner(true, false).await
     }
 
-    async fn start_inner(with_scoring: bool) -> Stack {
+    async fn start_inner(with_scoring: bool, behind_proxy: bool) -> Stack {
         let dir = tempfile::tempdir().unwrap();
         let log: Arc<dyn EventLog> = Arc::new(
             EmbeddedLog::open(dir.path().join("events.redb"))
@@ -82,7 +90,13 @@ impl Stack {
             Tokens::from_json(&tokens_json()).unwrap(),
             ServerConfig::default(),
         );
-        state.console.referee_url = Some(format!("http://{referee_addr}"));
+        let proxy = if behind_proxy {
+            Some(Proxy::start(referee_addr).await)
+        } else {
+            None
+        };
+        let page_side = proxy.as_ref().map_or(referee_addr, |p| p.addr);
+        state.console.referee_url = Some(format!("http://{page_side}"));
         let scoring = if with_scoring {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let running = mafia_scoring::start_with_options(
@@ -113,6 +127,7 @@ impl Stack {
             gateway,
             referee_addr,
             referee: Some(referee),
+            proxy,
             scoring,
             _dir: dir,
         }
@@ -162,6 +177,41 @@ impl Stack {
         (status, body.to_owned())
     }
 
+    /// Opens table 3's game `game` of `rules` on the referee as the
+    /// organiser's round opening does, stamped `at` (ms), dealt as `sim`.
+    pub async fn open_on_referee(&self, rules: RuleSetId, game: u32, sim: &SimulatedGame, at: i64) {
+        let mut c = RefereeClient::connect(format!("http://{}", self.referee_addr))
+            .await
+            .unwrap();
+        let seats = nicknames()
+            .into_iter()
+            .enumerate()
+            .map(|(i, nickname)| v1::SeatEntry {
+                seat: i as u32 + 1,
+                player_id: format!("player-{}", i + 1),
+                nickname,
+            })
+            .collect();
+        let mut req = tonic::Request::new(v1::OpenGameRequest {
+            tournament_id: "cup".into(),
+            tournament: "Cup".into(),
+            stage: "main".into(),
+            round: 1,
+            table: 3,
+            game,
+            rules: rules.as_str().into(),
+            seats,
+            deal: Some(v1::open_game_request::Deal::Cards(v1::DealCards {
+                roles: cards_of(sim),
+            })),
+            at,
+            ..Default::default()
+        });
+        req.metadata_mut()
+            .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
+        c.open_game(req).await.unwrap();
+    }
+
     pub fn console(&self, query: &str) -> String {
         format!("http://{}/judge-console?{query}", self.gateway)
     }
@@ -177,6 +227,67 @@ impl Stack {
         req.metadata_mut()
             .insert("authorization", format!("Bearer {CHIEF}").parse().unwrap());
         c.get_game(req).await.map(tonic::Response::into_inner)
+    }
+}
+
+/// A TCP relay to the referee that can go silent: while it holds, the
+/// page's requests still reach the referee but no answer comes back, and a
+/// connection that went silent stays so for good (a lost Wi-Fi's sockets
+/// neither answer nor close); connections made after [`Proxy::relay`]
+/// work again.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    holding: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    pub async fn start(target: SocketAddr) -> Proxy {
+        use std::sync::atomic::Ordering;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let holding = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hold = holding.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let hold = hold.clone();
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(target).await else {
+                        return;
+                    };
+                    let (mut from_page, mut to_page) = client.into_split();
+                    let (mut from_referee, mut to_referee) = server.into_split();
+                    let up = tokio::io::copy(&mut from_page, &mut to_referee);
+                    let down = async {
+                        let mut buf = vec![0; 16 * 1024];
+                        loop {
+                            let n = from_referee.read(&mut buf).await?;
+                            if n == 0 {
+                                return Ok::<_, std::io::Error>(());
+                            }
+                            if hold.load(Ordering::SeqCst) {
+                                std::future::pending::<()>().await;
+                            }
+                            to_page.write_all(&buf[..n]).await?;
+                        }
+                    };
+                    let _ = tokio::join!(up, down);
+                });
+            }
+        });
+        Proxy { addr, holding }
+    }
+
+    /// From now on no answer reaches the page.
+    pub fn hold(&self) {
+        self.holding
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// New connections relay again both ways.
+    pub fn relay(&self) {
+        self.holding
+            .store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -423,4 +534,118 @@ pub async fn assert_same_as_simulation(stack: &Stack, id: &str, sim: &SimulatedG
 pub async fn log_in(page: &Page, stack: &Stack, token: &str, lang: &str) {
     page.goto(&stack.console(&format!("lang={lang}&token={token}")))
         .await;
+}
+
+/// Types the game's commands from `from` up to the first speech (or the
+/// next one); returns the index of the first command not typed.
+pub async fn type_until_speech(
+    page: &Page,
+    game: &mut Game,
+    commands: &[(i64, Command)],
+    from: usize,
+) -> usize {
+    let mut i = from;
+    while !matches!(game.expected().expect, Expect::Speech { .. }) {
+        type_commands(page, game, commands, i..i + 1, None, false).await;
+        i += 1;
+    }
+    i
+}
+
+/// A request with `token` as its bearer.
+pub fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(msg);
+    r.metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+/// The rfm tournament "cup" on the stack's scoring service: ten players
+/// ("player-N", nicknamed "Player N"), judge j3 at table 3 of round 1, its
+/// game cup.main.r1.t3.g1 assigned. Returns the organiser's client.
+pub async fn cup_with_table_3s_game(
+    stack: &Stack,
+) -> mafia_proto::v1::scoring_client::ScoringClient<tonic::transport::Channel> {
+    use mafia_proto::v1::scoring_client::ScoringClient;
+    use mafia_record::{GameId, StageId, TournamentId};
+    use mafia_tournament::{
+        Coefficient, Judge, JudgeId, Player, PlayerId, Scheme, SeatedTable, Stage,
+        TournamentCommand, TournamentSpec,
+    };
+    let addr = stack.scoring.as_ref().unwrap().addr;
+    let mut c = ScoringClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let spec = TournamentSpec {
+        id: TournamentId::new("cup").unwrap(),
+        name: "Cup".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    };
+    c.create_tournament(authed(
+        ORGANISER,
+        mafia_proto::v1::CreateTournamentRequest {
+            spec_json: serde_json::to_string(&spec).unwrap(),
+        },
+    ))
+    .await
+    .unwrap();
+    // The console's form makes "player-3" of "Player 3".
+    let ids: Vec<PlayerId> = (1..=10)
+        .map(|n| PlayerId::new(format!("player-{n}")))
+        .collect();
+    let game: GameId = "cup.main.r1.t3.g1".parse().unwrap();
+    let mut cmds = vec![
+        TournamentCommand::AddJudge {
+            judge: Judge {
+                id: JudgeId::new("j3"),
+                name: "j3".into(),
+            },
+        },
+        TournamentCommand::AddStage {
+            stage: Stage {
+                id: StageId::new("main").unwrap(),
+                name: "Main".into(),
+                rounds: 1,
+                tables: 3,
+                coefficient: Coefficient::ONE,
+            },
+        },
+    ];
+    for (n, id) in ids.iter().enumerate() {
+        cmds.push(TournamentCommand::RegisterPlayer {
+            player: Player {
+                id: id.clone(),
+                nickname: format!("Player {}", n + 1),
+                club: None,
+                photo_url: None,
+            },
+        });
+    }
+    cmds.push(TournamentCommand::SeatRound {
+        stage: StageId::new("main").unwrap(),
+        round: 1,
+        tables: vec![SeatedTable {
+            table: 3,
+            seats: ids.clone(),
+            judge: Some(JudgeId::new("j3")),
+        }],
+    });
+    cmds.push(TournamentCommand::AssignGame {
+        game: game.clone(),
+        judge: None,
+    });
+    for cmd in &cmds {
+        c.command(authed(
+            ORGANISER,
+            mafia_proto::v1::CommandRequest {
+                tournament: "cup".into(),
+                command_json: serde_json::to_string(cmd).unwrap(),
+            },
+        ))
+        .await
+        .unwrap();
+    }
+    c
 }

@@ -12,6 +12,7 @@
 
 mod cdp;
 mod harness;
+mod judging;
 
 use cdp::Browser;
 use harness::*;
@@ -149,6 +150,12 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     };
     assert!(result.as_str().unwrap().contains(expected), "{result}");
     assert_same_as_simulation(&stack, id, &sim).await;
+    // Nothing went wrong in the page but the loads the stopped referee
+    // refused.
+    assert_eq!(
+        page.problems(&["net::ERR_CONNECTION_REFUSED"]),
+        Vec::<String>::new()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,6 +200,7 @@ async fn a_whole_game_of_each_rule_set_entered_by_taps_and_keys_ends_as_its_simu
         // Back to the list for the next game.
         page.eval("location.hash = ''; true").await;
     }
+    assert_eq!(page.problems(&[]), Vec::<String>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -371,95 +379,11 @@ fn the_consoles_first_load_fits_in_300_kib() {
 /// stored and the standings count it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_game_inputs_go_from_the_console_to_the_scoring_service() {
-    use mafia_proto::v1::scoring_client::ScoringClient;
-    use mafia_record::{GameId, StageId, TournamentId};
-    use mafia_tournament::{
-        Coefficient, Judge, JudgeId, Player, PlayerId, Scheme, SeatedTable, Stage,
-        TournamentCommand, TournamentSpec,
-    };
+    use mafia_record::GameId;
     let Some(bin) = browser_or_skip() else { return };
     let stack = Stack::start_with_scoring().await;
-    let addr = stack.scoring.as_ref().unwrap().addr;
-    let mut c = ScoringClient::connect(format!("http://{addr}"))
-        .await
-        .unwrap();
-    fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
-        let mut r = tonic::Request::new(msg);
-        r.metadata_mut()
-            .insert("authorization", format!("Bearer {token}").parse().unwrap());
-        r
-    }
-    let spec = TournamentSpec {
-        id: TournamentId::new("cup").unwrap(),
-        name: "Cup".into(),
-        rules: RuleSetId::Rfm,
-        rule_overrides: serde_json::Value::Null,
-        scheme: Scheme::rfm(),
-    };
-    c.create_tournament(authed(
-        ORGANISER,
-        mafia_proto::v1::CreateTournamentRequest {
-            spec_json: serde_json::to_string(&spec).unwrap(),
-        },
-    ))
-    .await
-    .unwrap();
-    // The console's form makes "player-3" of "Player 3".
-    let ids: Vec<PlayerId> = (1..=10)
-        .map(|n| PlayerId::new(format!("player-{n}")))
-        .collect();
+    let mut c = cup_with_table_3s_game(&stack).await;
     let game: GameId = "cup.main.r1.t3.g1".parse().unwrap();
-    let mut cmds = vec![
-        TournamentCommand::AddJudge {
-            judge: Judge {
-                id: JudgeId::new("j3"),
-                name: "j3".into(),
-            },
-        },
-        TournamentCommand::AddStage {
-            stage: Stage {
-                id: StageId::new("main").unwrap(),
-                name: "Main".into(),
-                rounds: 1,
-                tables: 3,
-                coefficient: Coefficient::ONE,
-            },
-        },
-    ];
-    for (n, id) in ids.iter().enumerate() {
-        cmds.push(TournamentCommand::RegisterPlayer {
-            player: Player {
-                id: id.clone(),
-                nickname: format!("Player {}", n + 1),
-                club: None,
-                photo_url: None,
-            },
-        });
-    }
-    cmds.push(TournamentCommand::SeatRound {
-        stage: StageId::new("main").unwrap(),
-        round: 1,
-        tables: vec![SeatedTable {
-            table: 3,
-            seats: ids.clone(),
-            judge: Some(JudgeId::new("j3")),
-        }],
-    });
-    cmds.push(TournamentCommand::AssignGame {
-        game: game.clone(),
-        judge: None,
-    });
-    for cmd in &cmds {
-        c.command(authed(
-            ORGANISER,
-            mafia_proto::v1::CommandRequest {
-                tournament: "cup".into(),
-                command_json: serde_json::to_string(cmd).unwrap(),
-            },
-        ))
-        .await
-        .unwrap();
-    }
 
     // A game with a winner: rfm gives no extras in a draw (§4.7.1).
     let sim = (40..)
