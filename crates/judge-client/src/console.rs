@@ -8,7 +8,7 @@
 use std::io::{BufRead, Write};
 
 use mafia_record::{GameId, GameState};
-use mafia_rules::Expect;
+use mafia_rules::{Expect, RuleSetId};
 
 use crate::connect::Referee;
 use crate::keys::{parse_line, seat_numbers, LEGEND};
@@ -92,8 +92,14 @@ pub async fn run(
                 Err(r) => {
                     let v = &r.refusal;
                     report.rejected += 1;
-                    writeln!(out, "✗ {} ({}): {}", v.code(), v.clause(), v.message())
-                        .map_err(io)?;
+                    writeln!(
+                        out,
+                        "✗ {} ({}): {}",
+                        v.code(),
+                        RuleSetId::named_clause(v.clause()),
+                        v.message()
+                    )
+                    .map_err(io)?;
                     break;
                 }
             }

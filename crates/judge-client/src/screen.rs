@@ -7,7 +7,7 @@
 
 use mafia_record::{GameState, Refusal};
 use mafia_rules::view::GameView;
-use mafia_rules::{Command, Prompt};
+use mafia_rules::{Command, Prompt, RuleSetId};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
@@ -224,7 +224,12 @@ impl Screen {
         let mut lines = vec![Line::raw(format!("game {} — {conn}", self.game_id))];
         if let Some(v) = &self.refusal {
             lines.push(Line::styled(
-                format!("✗ refused {} ({}): {}", v.code(), v.clause(), v.message()),
+                format!(
+                    "✗ refused {} ({}): {}",
+                    v.code(),
+                    RuleSetId::named_clause(v.clause()),
+                    v.message()
+                ),
                 Style::new().fg(Color::Red),
             ));
         }
@@ -363,14 +368,17 @@ mod tests {
         let mut s = Screen::new("g1");
         s.update(Input::Rejected(Refusal::Rule(mafia_rules::Violation {
             code: mafia_rules::Code::NotYourTurn,
-            clause: "rfm 4.2".into(),
+            clause: "000 §4.4.2".into(),
             source: String::new(),
             message: "seat 4 is not speaking".into(),
             message_ru: String::new(),
         })));
         let screen = drawn(&s);
         assert!(screen.contains("not_your_turn"), "{screen}");
-        assert!(screen.contains("rfm 4.2"));
+        assert!(
+            screen.contains("rfm §4.4.2"),
+            "named by its rulebook: {screen}"
+        );
         assert!(screen.contains("seat 4 is not speaking"));
     }
 

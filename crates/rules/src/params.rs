@@ -63,6 +63,18 @@ impl RuleSetId {
             RuleSetId::Club => "004",
         }
     }
+
+    /// A clause as a judge reads it: "003 §3.11" (the source file's
+    /// number) as "ua §3.11"; any other text as it is.
+    pub fn named_clause(clause: &str) -> String {
+        RuleSetId::ALL
+            .iter()
+            .find_map(|r| {
+                let rest = clause.strip_prefix(r.source_prefix())?.strip_prefix(' ')?;
+                Some(format!("{} {rest}", r.as_str()))
+            })
+            .unwrap_or_else(|| clause.to_owned())
+    }
 }
 
 impl fmt::Display for RuleSetId {
@@ -695,6 +707,20 @@ fn diff(base: &Value, mine: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clause_is_named_by_its_rulebook() {
+        assert_eq!(RuleSetId::named_clause("003 §3.11"), "ua §3.11");
+        assert_eq!(
+            RuleSetId::named_clause("004 \"Голосование\""),
+            "club \"Голосование\""
+        );
+        assert_eq!(
+            RuleSetId::named_clause("FORMAT.md §Commands"),
+            "FORMAT.md §Commands"
+        );
+        assert_eq!(RuleSetId::named_clause("0001 x"), "0001 x");
+    }
 
     #[test]
     fn every_preset_round_trips_through_its_overrides() {
