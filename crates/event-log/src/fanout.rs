@@ -162,7 +162,7 @@ impl Fanout {
                     }
                     item = feed.next() => match item {
                         Some(Ok(Followed::Event(e))) => self.dispatch(&e.game, Live::Event(e.seq, e.payload)),
-                        Some(Ok(Followed::CaughtUp)) => {}
+                        Some(Ok(Followed::CaughtUp | Followed::Passed { .. })) => {}
                         Some(Ok(Followed::Trimmed { .. })) => self.resync_all(),
                         // The follower resumes by itself.
                         Some(Err(e)) => tracing::warn!(error = %e, "feed interrupted"),

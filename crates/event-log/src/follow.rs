@@ -113,6 +113,13 @@ pub enum Followed {
         cursor: FeedCursor,
         oldest_retained: String,
     },
+    /// `follow_games` only: a feed entry whose events were already yielded
+    /// from their game's log. Nothing to handle, but the follower's place
+    /// moved to `cursor`: a lag gauge that moved only on events would stay
+    /// behind the head until the next append.
+    Passed {
+        cursor: FeedCursor,
+    },
 }
 
 pub type FollowStream = BoxStream<'static, Result<Followed, LogError>>;
@@ -430,7 +437,7 @@ impl Step for GamesFollower {
             Ok(Followed::Event(e)) => {
                 let (game, seq) = (e.game.clone(), e.seq);
                 match Next(self.next.get(&game).copied().unwrap_or(1)).offer(seq) {
-                    Offer::Skip => {}
+                    Offer::Skip => out.push_back(Ok(Followed::Passed { cursor: e.cursor })),
                     Offer::Take => {
                         self.next.insert(game, seq + 1);
                         out.push_back(Ok(Followed::Event(e)));
@@ -451,8 +458,8 @@ impl Step for GamesFollower {
                     },
                 }
             }
-            // Ours was yielded after the history.
-            Ok(Followed::CaughtUp) => {}
+            // Ours was yielded after the history; a feed never passes.
+            Ok(Followed::CaughtUp | Followed::Passed { .. }) => {}
             Ok(trimmed @ Followed::Trimmed { .. }) => {
                 out.push_back(Ok(trimmed));
                 match self.log.list_games().await {

@@ -120,6 +120,10 @@ pub async fn follow(
                     continue;
                 }
                 Ok(Followed::Trimmed { .. }) => continue,
+                Ok(Followed::Passed { cursor }) => {
+                    board.lag.advanced(&cursor);
+                    continue;
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "tournament feed failed; the follower retries");
                     continue;

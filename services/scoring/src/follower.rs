@@ -78,6 +78,10 @@ pub async fn run(
                 continue;
             }
             Some(Ok(Followed::Trimmed { .. })) => continue,
+            Some(Ok(Followed::Passed { cursor })) => {
+                store.metrics.lag.advanced(&cursor);
+                continue;
+            }
         };
         // Tournament streams share the log; only games end.
         let Ok(game) = event.game.parse::<GameId>() else {

@@ -203,6 +203,7 @@ impl Hub {
                 Some(Ok(Followed::CaughtUp)) => break,
                 Some(Ok(Followed::Event(e))) => hub.handle_events(vec![e]).await,
                 Some(Ok(Followed::Trimmed { .. })) => {}
+                Some(Ok(Followed::Passed { cursor })) => hub.inner.lag.advanced(&cursor),
                 Some(Err(e)) => return Err(e.into()),
                 None => break,
             }
@@ -570,6 +571,12 @@ async fn run(hub: Weak<Inner>, mut follower: FollowStream, mut closed: watch::Re
                     match item {
                         Some(Ok(Followed::Event(e))) => batch.push(e),
                         Some(Ok(Followed::CaughtUp)) => {}
+                        Some(Ok(Followed::Passed { cursor })) => {
+                            // After the events before it, or their cursors
+                            // would set the gauge back.
+                            hub.handle_events(std::mem::take(&mut batch)).await;
+                            hub.inner.lag.advanced(&cursor);
+                        }
                         Some(Ok(Followed::Trimmed { cursor, .. })) => {
                             tracing::warn!(%cursor, "feed trimmed past the hub; reading the games' logs");
                         }
