@@ -201,9 +201,6 @@ pub fn event_from_proto(e: &v1::Event) -> Result<LoggedEvent, serde_json::Error>
             at: e.at,
             event: serde_json::from_str(&e.json)?,
         },
-        // The wire's events are the judge's: the referee's own clock
-        // stays in the log.
-        accepted_at: None,
     })
 }
 
@@ -684,7 +681,6 @@ mod tests {
                 .map(|envelope| LoggedEvent {
                     client_seq: Some(1),
                     envelope,
-                    accepted_at: None,
                 })
                 .collect(),
             state: Some(state),

@@ -7,30 +7,13 @@ use std::ops::Range;
 /// One event as the referee stores and publishes it: the engine's envelope
 /// and the judge client's sequence number of the command that produced it
 /// (so a re-sent command is recognised and acknowledged again, never
-/// applied twice), and when the referee accepted that command by its own
-/// clock. Serialized as one JSON object.
+/// applied twice). Serialized as one JSON object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoggedEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_seq: Option<u64>,
     #[serde(flatten)]
     pub envelope: Envelope,
-    /// Milliseconds since the Unix epoch by the referee's clock when it
-    /// accepted the command. The envelope's `at` is the judge's clock, which
-    /// may run minutes behind: a broadcast delay counted from it alone would
-    /// release a game's latest hidden facts early (`mafia-gateway`'s hub).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accepted_at: Option<i64>,
-}
-
-impl LoggedEvent {
-    /// The latest of the judge's `at` and the referee's `accepted_at`: the
-    /// earliest the event can be known to have happened, whichever clock is
-    /// behind.
-    pub fn happened_at(&self) -> i64 {
-        self.accepted_at
-            .map_or(self.envelope.at, |a| a.max(self.envelope.at))
-    }
 }
 
 /// A [`LoggedEvent`] as stored, and where its event's own JSON sits in it.
@@ -50,12 +33,39 @@ impl Encoded {
     }
 }
 
+/// The referee's clock when it accepted the command of a stored event, the
+/// stored JSON's optional `accepted_at` (ms since the Unix epoch; logs
+/// written before it have none). It lives in the stored bytes only, not in
+/// [`LoggedEvent`]: the referee holds every event of its games in memory,
+/// and only a reader of the log needs it.
+pub fn accepted_at(payload: &[u8]) -> Option<i64> {
+    #[derive(Deserialize)]
+    struct Stamp {
+        accepted_at: Option<i64>,
+    }
+    serde_json::from_slice::<Stamp>(payload).ok()?.accepted_at
+}
+
+/// When a stored event can be known to have happened: the later of the
+/// judge's `at` and the referee's `accepted_at`, whichever clock is behind
+/// (a broadcast delay counted from the judge's alone would release hidden
+/// facts early when his laptop runs behind).
+pub fn happened_at(payload: &[u8], at: i64) -> i64 {
+    accepted_at(payload).map_or(at, |a| a.max(at))
+}
+
 impl LoggedEvent {
     /// Encodes the stored form once, so the referee can store it and reply
     /// with the event's JSON without serializing the event twice. The
     /// envelope's numbers are written by hand: serde's `flatten` would
     /// buffer them through a map.
     pub fn encode(&self) -> Encoded {
+        self.encode_accepted(None)
+    }
+
+    /// [`encode`](Self::encode), stamped with the referee's `accepted_at`
+    /// (see [`accepted_at`]).
+    pub fn encode_accepted(&self, accepted_at: Option<i64>) -> Encoded {
         // Integers through serde_json (its itoa), not `write!`'s formatter.
         fn int<T: Serialize>(json: &mut Vec<u8>, key: &[u8], n: T) {
             json.extend_from_slice(key);
@@ -76,7 +86,7 @@ impl LoggedEvent {
         let start = json.len();
         serde_json::to_writer(&mut json, &e.event).expect("events serialize");
         let end = json.len();
-        if let Some(a) = self.accepted_at {
+        if let Some(a) = accepted_at {
             int(&mut json, b",\"accepted_at\":", a);
         }
         json.push(b'}');
@@ -95,17 +105,35 @@ mod tests {
     use rand::SeedableRng;
 
     #[test]
+    fn a_stamped_event_reads_back_the_same_with_its_referee_clock() {
+        for e in simulated(RuleSetId::Ua, 3) {
+            let enc = e.encode_accepted(Some(1_767_225_600_123));
+            let back: LoggedEvent = serde_json::from_slice(&enc.json).unwrap();
+            assert_eq!(back, e);
+            assert_eq!(
+                enc.event_json(),
+                serde_json::to_string(&e.envelope.event).unwrap()
+            );
+            assert_eq!(accepted_at(&enc.json), Some(1_767_225_600_123));
+            assert_eq!(accepted_at(&e.encode().json), None, "an older log");
+        }
+    }
+
+    #[test]
     fn an_event_happened_no_earlier_than_either_clock_says() {
         let e = simulated(RuleSetId::Classic, 1)[0];
-        let at = |judge: i64, referee: Option<i64>| {
-            let mut e = e;
-            e.envelope.at = judge;
-            e.accepted_at = referee;
-            e.happened_at()
-        };
-        assert_eq!(at(5_000, None), 5_000, "an older log: the judge's clock");
-        assert_eq!(at(5_000, Some(9_000)), 9_000, "the judge's clock behind");
-        assert_eq!(at(9_000, Some(5_000)), 9_000, "the referee's behind");
+        let stored = |referee: Option<i64>| e.encode_accepted(referee).json;
+        assert_eq!(happened_at(&stored(None), 5_000), 5_000, "an older log");
+        assert_eq!(
+            happened_at(&stored(Some(9_000)), 5_000),
+            9_000,
+            "judge behind"
+        );
+        assert_eq!(
+            happened_at(&stored(Some(5_000)), 9_000),
+            9_000,
+            "referee behind"
+        );
     }
 
     #[test]
@@ -147,19 +175,15 @@ mod tests {
             .map(|envelope| LoggedEvent {
                 client_seq: None,
                 envelope,
-                accepted_at: None,
             })
             .collect();
         let mut k = 0;
         while let Some(cmd) = random_command(&game, &temper, &mut rng) {
             k += 1;
             for envelope in game.apply(&cmd, 1 + k as i64 * 1000).unwrap() {
-                // Every other event as today's referee stores it, the
-                // rest as older logs hold them.
                 all.push(LoggedEvent {
                     client_seq: Some(k),
                     envelope,
-                    accepted_at: (k % 2 == 0).then_some(1_767_225_600_000 + k as i64),
                 });
             }
         }

@@ -38,7 +38,6 @@ pub async fn append(log: &dyn EventLog, game: &str, events: &[Envelope]) -> Resu
             let logged = LoggedEvent {
                 client_seq: None,
                 envelope: *e,
-                accepted_at: None,
             };
             Bytes::from(serde_json::to_vec(&logged).expect("events serialize"))
         })

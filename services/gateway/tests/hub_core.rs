@@ -28,19 +28,18 @@ fn payload(e: &Envelope) -> Vec<u8> {
     serde_json::to_vec(&LoggedEvent {
         client_seq: None,
         envelope: *e,
-        accepted_at: None,
     })
     .unwrap()
 }
 
 /// As the referee stores it: accepted at `accepted_at` by its own clock.
 fn payload_accepted(e: &Envelope, accepted_at: i64) -> Vec<u8> {
-    serde_json::to_vec(&LoggedEvent {
+    LoggedEvent {
         client_seq: None,
         envelope: *e,
-        accepted_at: Some(accepted_at),
-    })
-    .unwrap()
+    }
+    .encode_accepted(Some(accepted_at))
+    .json
 }
 
 /// A core with one game, [`G`], and the instant everything starts at.

@@ -107,7 +107,6 @@ pub fn filtered(events: &[LoggedEvent], audience: Audience, over: bool) -> Vec<L
             shown.into_iter().next().map(|envelope| LoggedEvent {
                 client_seq: e.client_seq,
                 envelope,
-                accepted_at: e.accepted_at,
             })
         })
         .collect()
@@ -347,10 +346,9 @@ impl Games {
                 .map(|envelope| LoggedEvent {
                     client_seq: None,
                     envelope,
-                    accepted_at: Some(now),
                 })
                 .collect();
-            self.append(&key, 0, slot.fence, &logged).await?;
+            self.append(&key, 0, slot.fence, &logged, now).await?;
             slot.game = game;
             for e in logged {
                 slot.record(e);
@@ -373,10 +371,11 @@ impl Games {
         expected_last: u64,
         fence: u64,
         events: &[LoggedEvent],
+        accepted_at: i64,
     ) -> Result<(), LogError> {
         let payloads: Vec<Bytes> = events
             .iter()
-            .map(|e| Bytes::from(e.encode().json))
+            .map(|e| Bytes::from(e.encode_accepted(Some(accepted_at)).json))
             .collect();
         self.append_payloads(key, expected_last, fence, &payloads)
             .await
@@ -454,13 +453,14 @@ impl Games {
                 }));
             }
         };
+        // Stored with the events, not kept with them here (see
+        // `mafia_record::logged::accepted_at`).
         let accepted_at = Some(now_ms());
         let logged: Vec<LoggedEvent> = envelopes
             .into_iter()
             .map(|envelope| LoggedEvent {
                 client_seq: Some(client_seq),
                 envelope,
-                accepted_at,
             })
             .collect();
         // Each event encoded once: the stored payload, and its event's JSON
@@ -469,7 +469,7 @@ impl Games {
         let payloads: Vec<Bytes> = logged
             .iter()
             .map(|e| {
-                let enc = e.encode();
+                let enc = e.encode_accepted(accepted_at);
                 event_json.push(enc.event_json().to_owned());
                 Bytes::from(enc.json)
             })

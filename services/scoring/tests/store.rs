@@ -135,7 +135,6 @@ async fn append(log: &dyn EventLog, game: &str, events: &[Envelope]) {
             let logged = LoggedEvent {
                 client_seq: None,
                 envelope: *e,
-                accepted_at: None,
             };
             Bytes::from(serde_json::to_vec(&logged).unwrap())
         })

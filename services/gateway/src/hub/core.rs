@@ -220,7 +220,7 @@ impl HubCore {
             Arrival::Logged => {
                 // Whichever clock is behind, the judge's or the referee's,
                 // the delay is not shortened by it.
-                let happened = logged.happened_at();
+                let happened = mafia_record::logged::happened_at(payload, env.at);
                 let age = Duration::from_millis(now.unix_ms.saturating_sub(happened).max(0) as u64);
                 now.at + delay.saturating_sub(age)
             }

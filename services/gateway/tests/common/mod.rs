@@ -178,7 +178,6 @@ pub async fn append(log: &Arc<dyn EventLog>, id: &str, events: &[Envelope]) {
                 serde_json::to_vec(&LoggedEvent {
                     client_seq: None,
                     envelope: *e,
-                    accepted_at: None,
                 })
                 .unwrap(),
             )
