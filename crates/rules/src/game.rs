@@ -209,6 +209,18 @@ impl Game {
     pub fn result(&self) -> Option<Outcome> {
         self.core.result
     }
+    /// Whether `seat`'s fouls (or ua's technical fouls) reached the count
+    /// that removes a player: at the table, or in his own last words, which
+    /// ends them and leaves his departure a vote or a shot.
+    pub fn fouled_out(&self, seat: Seat) -> bool {
+        let st = &self.core.seats[seat.index()];
+        let f = &self.setup.rules.params.fouls;
+        // A count of 0 removes at the first foul, as the engine does.
+        st.fouls >= f.remove_at.max(1)
+            || f.technical_remove_at
+                .is_some_and(|n| st.technical_fouls >= n)
+    }
+
     /// The game has ended and nothing more is expected (final last words done).
     pub fn is_over(&self) -> bool {
         self.core.result.is_some() && self.core.step == Step::Ended

@@ -111,7 +111,6 @@ impl GameFacts {
             return Err(FactsError::Players(players.len()));
         }
         let c = game.core();
-        let fouls = game.params().fouls;
         let seats = Seat::all()
             .map(|s| {
                 let st = &c.seats[s.index()];
@@ -128,10 +127,7 @@ impl GameFacts {
                     big_penalties: st.big_penalties,
                     yellow_cards: st.yellow_cards,
                     disqualified: st.disqualified,
-                    fouled_out: st.fouls >= fouls.remove_at.max(1)
-                        || fouls
-                            .technical_remove_at
-                            .is_some_and(|n| st.technical_fouls >= n),
+                    fouled_out: game.fouled_out(s),
                 }
             })
             .collect();

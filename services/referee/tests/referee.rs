@@ -102,16 +102,7 @@ async fn judge_stream(
     tokio::sync::mpsc::Sender<v1::JudgeCommand>,
     Result<tonic::Streaming<v1::RefereeReply>, tonic::Status>,
 ) {
-    let mut c = raw(r).await;
-    let (tx, rx) = tokio::sync::mpsc::channel(16);
-    let resp = c
-        .judge(with_token(
-            tokio_stream::wrappers::ReceiverStream::new(rx),
-            token,
-        ))
-        .await
-        .map(|r| r.into_inner());
-    (tx, resp)
+    try_judge_with(&mut raw(r).await, token).await
 }
 
 async fn next(rx: &mut tonic::Streaming<v1::RefereeReply>) -> v1::referee_reply::Kind {

@@ -54,11 +54,18 @@ impl Tx<'_> {
     }
 
     pub(super) fn shoot(&mut self, by: Seat, target: Option<Seat>) -> Check {
-        let late = self.count_just_over();
+        let c = *self.c();
+        let first = c.shot_target[by.index()];
+        let second_seat = self.p.several_shots_miss
+            && c.shot.contains(by)
+            && first.is_some()
+            && target.is_some()
+            && first != target;
+        // Only a second seat is still taken once the count is over.
+        let late = second_seat && self.count_just_over();
         if !late {
             self.need_night_action(NightAction::Shooting)?;
         }
-        let c = *self.c();
         if !c.alive(by) || c.role(by).team() != Team::Black {
             return Err(self.err(
                 Code::NotAShooter,
@@ -73,21 +80,12 @@ impl Tx<'_> {
                 format!("игрок {by} выбран Красоткой и не стреляет этой ночью"),
             ));
         }
-        let first = c.shot_target[by.index()];
-        let second_seat = self.p.several_shots_miss
-            && c.shot.contains(by)
-            && first.is_some()
-            && target.is_some()
-            && first != target;
         if c.shot.contains(by) && !second_seat {
             return Err(self.err(
                 Code::AlreadyShot,
                 format!("player {by} has already shot tonight"),
                 format!("игрок {by} уже стрелял этой ночью"),
             ));
-        }
-        if late && !second_seat {
-            return Err(self.need_night_action(NightAction::Shooting).unwrap_err());
         }
         self.emit(Event::ShotFired { by, target });
         if late {

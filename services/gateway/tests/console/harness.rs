@@ -395,6 +395,18 @@ pub async fn enter(page: &Page, line: &str) {
     page.press("Enter").await;
 }
 
+/// Types `commands` in their explicit forms while nothing reaches the
+/// referee (the prompt cannot move without it), each waiting in the page's
+/// queue, which starts empty; `game` follows them.
+pub async fn enter_queued(page: &Page, game: &mut Game, commands: &[(i64, Command)]) {
+    for (j, (at, cmd)) in commands.iter().enumerate() {
+        enter(page, &shorthand(cmd, None)).await;
+        page.wait(&format!("document.body.dataset.queued === '{}'", j + 1))
+            .await;
+        game.apply(cmd, *at).unwrap();
+    }
+}
+
 /// The first prompt of each kind, screenshot as `<tag>-<index>-<kind>.png`.
 pub struct Shots {
     pub tag: String,

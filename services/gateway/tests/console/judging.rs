@@ -6,7 +6,6 @@ use std::path::Path;
 
 use crate::cdp::{Browser, Page};
 use crate::harness::*;
-use mafia_judge_client::keys::shorthand;
 use mafia_rules::sim::SimulatedGame;
 use mafia_rules::{Expect, Game, RuleSetId, Seat};
 use serde_json::json;
@@ -191,12 +190,7 @@ async fn a_connection_that_goes_silent_is_given_up_and_its_commands_go_through_o
     } = at_first_speech(&bin, &stack, RuleSetId::Rfm, 33).await;
 
     proxy.hold();
-    for (j, (at, cmd)) in sim.commands[i..i + 3].iter().enumerate() {
-        enter(&page, &shorthand(cmd, None)).await;
-        page.wait(&format!("document.body.dataset.queued === '{}'", j + 1))
-            .await;
-        game.apply(cmd, *at).unwrap();
-    }
+    enter_queued(&page, &mut game, &sim.commands[i..i + 3]).await;
     page.wait("document.body.dataset.conn === 'offline'").await;
     assert_eq!(page.eval("document.body.dataset.queued").await, json!("3"));
     proxy.relay();

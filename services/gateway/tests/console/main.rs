@@ -16,7 +16,6 @@ mod judging;
 
 use cdp::Browser;
 use harness::*;
-use mafia_judge_client::keys::shorthand;
 use mafia_rules::{Game, RuleSetId};
 use serde_json::json;
 
@@ -102,12 +101,7 @@ async fn a_whole_game_typed_by_keys_survives_a_refusal_a_reload_and_a_referee_ou
     // their explicit forms: the prompt cannot move without the referee),
     // survive a reload while it is down, and go in once it is back.
     stack.stop_referee().await;
-    for (j, (at, cmd)) in sim.commands[two_thirds..two_thirds + 3].iter().enumerate() {
-        enter(&page, &shorthand(cmd, None)).await;
-        page.wait(&format!("document.body.dataset.queued === '{}'", j + 1))
-            .await;
-        game.apply(cmd, *at).unwrap();
-    }
+    enter_queued(&page, &mut game, &sim.commands[two_thirds..two_thirds + 3]).await;
     page.wait("document.body.dataset.conn === 'offline'").await;
     page.screenshot(&artifacts().join("rfm-offline-queued.png"))
         .await;

@@ -118,6 +118,18 @@ pub async fn judge_with(
     tokio::sync::mpsc::Sender<v1::JudgeCommand>,
     tonic::Streaming<v1::RefereeReply>,
 ) {
+    let (tx, replies) = try_judge_with(c, token).await;
+    (tx, replies.expect("a judge stream"))
+}
+
+/// [`judge_with`], the call's refusal kept for the caller to check.
+pub async fn try_judge_with(
+    c: &mut RefereeClient<Channel>,
+    token: &str,
+) -> (
+    tokio::sync::mpsc::Sender<v1::JudgeCommand>,
+    Result<tonic::Streaming<v1::RefereeReply>, tonic::Status>,
+) {
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let replies = c
         .judge(with_token(
@@ -125,8 +137,7 @@ pub async fn judge_with(
             token,
         ))
         .await
-        .expect("a judge stream")
-        .into_inner();
+        .map(|r| r.into_inner());
     (tx, replies)
 }
 
