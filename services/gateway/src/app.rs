@@ -36,7 +36,22 @@ pub struct ServerConfig {
     /// after it connected, or after its last response, is closed: a silent
     /// or trickling client must not hold a descriptor and a task forever.
     pub header_timeout: Duration,
+    /// A request body not wholly received this long after its head is cut
+    /// off (408 on `POST /graphql`): a trickling body must not hold a
+    /// descriptor and a task for minutes.
+    pub body_timeout: Duration,
+    /// Connections (HTTP and upgraded WebSockets) one client address may
+    /// hold at once; more are answered 503 before any upgrade. 0: no cap
+    /// (behind a proxy, where every client has the proxy's address).
+    pub max_connections_per_address: usize,
+    /// Bytes that may wait on one WebSocket (`limits::Sockets::send_budget`);
+    /// a client that would take more is closed with 1008.
+    pub send_budget: usize,
 }
+
+/// The default of [`ServerConfig::max_connections_per_address`]: a hall's
+/// screens behind one NAT and a client's reconnects fit many times over.
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 256;
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -46,6 +61,9 @@ impl Default for ServerConfig {
             send_timeout: Duration::from_secs(10),
             max_cutbacks: 8,
             header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+            max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            send_budget: crate::limits::DEFAULT_SEND_BUDGET,
         }
     }
 }
@@ -80,6 +98,9 @@ pub struct AppState {
     pub closing: Closing,
     /// Pings the feeds' connections and closes the silent and stuck ones.
     pub keepalive: crate::ws::Keepalive,
+    /// The per-address cap and the WebSockets' send budget, with their
+    /// gauges (`crate::limits`).
+    pub sockets: Arc<crate::limits::Sockets>,
     /// Tournament standings, folded off the log (`crate::standings`).
     pub standings: crate::board::Board,
     pub console: ConsoleConfig,
@@ -106,6 +127,10 @@ impl ApiError {
 
     pub fn not_found(why: String) -> ApiError {
         ApiError(StatusCode::NOT_FOUND, why)
+    }
+
+    pub fn unavailable(why: String) -> ApiError {
+        ApiError(StatusCode::SERVICE_UNAVAILABLE, why)
     }
 
     pub fn conflict(why: String) -> ApiError {

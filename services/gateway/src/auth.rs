@@ -11,21 +11,72 @@ pub use mafia_access::{AuthError, Caller, Tokens};
 use mafia_record::GameId;
 use mafia_rules::Audience;
 
-/// The caller of an HTTP request or WebSocket upgrade: `?token=` first,
-/// then `Authorization: Bearer`. A token that is present but unknown, or an
-/// `Authorization` header that is not a bearer token, is an error (401),
-/// never a silent downgrade to the public.
+/// The caller of an HTTP request or WebSocket upgrade, by the one rule
+/// every route follows: each credential present must be good. An
+/// `Authorization` header that is not a known bearer token is an error
+/// (401) whatever `?token=` says, and a `?token=` that is present but
+/// unknown is one whatever the header says; never a silent downgrade to
+/// the public. With both good, `?token=` names the caller.
 pub fn caller_of(
     tokens: &Tokens,
     query: Option<&str>,
     headers: &HeaderMap,
 ) -> Result<Caller, AuthError> {
-    if let Some(t) = query {
-        return tokens.check(Some(t));
+    let from_header = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(v) => {
+            Some(tokens.check_authorization(Some(v.to_str().map_err(|_| AuthError::BadScheme)?))?)
+        }
+    };
+    match query {
+        Some(t) => tokens.check(Some(t)),
+        None => Ok(from_header.unwrap_or(Caller::Public)),
     }
-    match headers.get(header::AUTHORIZATION) {
-        None => Ok(Caller::Public),
-        Some(v) => tokens.check_authorization(Some(v.to_str().map_err(|_| AuthError::BadScheme)?)),
+}
+
+/// The `?token=` values of a query string (all of them: a repeated one is
+/// checked too).
+fn query_tokens(uri: &axum::http::Uri) -> Result<Vec<String>, AuthError> {
+    let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(uri)
+        .map_err(|_| AuthError::BadToken)?;
+    Ok(pairs
+        .0
+        .into_iter()
+        .filter(|(k, _)| k == "token")
+        .map(|(_, v)| v)
+        .collect())
+}
+
+/// Middleware over every route (pages, exports, the JSON API, feeds,
+/// GraphQL): a request whose credentials [`caller_of`] refuses is answered
+/// 401 before its handler runs, even on routes that serve the public and
+/// never look at the caller.
+pub async fn refuse_bad_credentials(
+    axum::extract::State(tokens): axum::extract::State<Arc<Tokens>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let checked = query_tokens(request.uri()).and_then(|ts| {
+        if ts.is_empty() {
+            return caller_of(&tokens, None, request.headers()).map(drop);
+        }
+        ts.iter()
+            .try_for_each(|t| caller_of(&tokens, Some(t), request.headers()).map(drop))
+    });
+    match checked {
+        Ok(()) => next.run(request).await,
+        Err(e) => {
+            let status = match e {
+                AuthError::Config(_) => axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                _ => axum::http::StatusCode::UNAUTHORIZED,
+            };
+            (
+                status,
+                axum::Json(serde_json::json!({"error": e.to_string()})),
+            )
+                .into_response()
+        }
     }
 }
 
@@ -110,6 +161,15 @@ mod tests {
             caller_of(&t, None, &HeaderMap::new()).unwrap(),
             Caller::Public
         );
+        // A bad header is refused whatever the query says.
+        for auth in ["cccccccc", "Bearer nope-nope"] {
+            assert!(
+                caller_of(&t, Some("bbbbbbbb"), &headers(auth)).is_err(),
+                "{auth}"
+            );
+        }
+        // A bad query token is refused whatever the header says.
+        assert!(caller_of(&t, Some("nope"), &headers("Bearer cccccccc")).is_err());
         for auth in ["bearer cccccccc", "BEARER cccccccc", "Bearer cccccccc"] {
             let c = caller_of(&t, None, &headers(auth)).unwrap();
             assert_eq!(c.role(), Some(mafia_access::Role::ChiefJudge), "{auth}");

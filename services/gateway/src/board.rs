@@ -52,9 +52,43 @@ impl Board {
     }
 
     /// The latest fold now and each newer one; works before the
-    /// tournament's stream exists.
-    pub fn watch(&self, id: &TournamentId) -> watch::Receiver<Option<Snapshot>> {
-        self.slot(id).subscribe()
+    /// tournament's stream exists. A tournament not yet written is kept
+    /// only while someone watches it (the [`Watch`] forgets it when
+    /// dropped), and at most [`MAX_AWAITED`] of them at once: any id is
+    /// client input.
+    pub fn watch(&self, id: &TournamentId) -> Result<Watch, TooManyAwaited> {
+        let mut slots = self.slots.lock().expect("board lock");
+        if !slots.contains_key(id)
+            && slots.values().filter(|s| s.borrow().is_none()).count() >= MAX_AWAITED
+        {
+            return Err(TooManyAwaited);
+        }
+        let rx = slots
+            .entry(id.clone())
+            .or_insert_with(|| watch::channel(None).0)
+            .subscribe();
+        Ok(Watch {
+            rx: Some(rx),
+            board: self.clone(),
+            id: id.clone(),
+        })
+    }
+
+    /// Forgets `id` when nothing was ever published for it and nobody
+    /// watches it.
+    fn forget_unwatched(&self, id: &TournamentId) {
+        let mut slots = self.slots.lock().expect("board lock");
+        if slots
+            .get(id)
+            .is_some_and(|s| s.borrow().is_none() && s.receiver_count() == 0)
+        {
+            slots.remove(id);
+        }
+    }
+
+    /// Tournaments held now, written or awaited (for tests and metrics).
+    pub fn held(&self) -> usize {
+        self.slots.lock().expect("board lock").len()
     }
 
     /// Every tournament seen, by id.
@@ -71,6 +105,42 @@ impl Board {
 
     pub(crate) fn publish(&self, id: &TournamentId, snap: Snapshot) {
         self.slot(id).send_replace(Some(snap));
+    }
+}
+
+/// Tournaments not yet written that may be awaited at once.
+pub const MAX_AWAITED: usize = 1024;
+
+/// Too many tournaments not yet written are awaited.
+#[derive(Debug, thiserror::Error)]
+#[error("too many tournaments awaited at once; try again later")]
+pub struct TooManyAwaited;
+
+/// One subscriber's view of a tournament's folds; dropping it forgets a
+/// tournament that was never written and nobody else awaits.
+pub struct Watch {
+    rx: Option<watch::Receiver<Option<Snapshot>>>,
+    board: Board,
+    id: TournamentId,
+}
+
+impl std::ops::Deref for Watch {
+    type Target = watch::Receiver<Option<Snapshot>>;
+    fn deref(&self) -> &Self::Target {
+        self.rx.as_ref().expect("taken only in drop")
+    }
+}
+
+impl std::ops::DerefMut for Watch {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.rx.as_mut().expect("taken only in drop")
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        self.board.forget_unwatched(&self.id);
     }
 }
 

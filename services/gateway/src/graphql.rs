@@ -16,6 +16,7 @@ use async_graphql::{
     Subscription,
 };
 use async_graphql_axum::GraphQLResponse;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
@@ -378,17 +379,39 @@ async fn graphql_http(
     State(state): State<GqlState>,
     Query(q): Query<FeedQuery>,
     headers: HeaderMap,
-    body: Bytes,
-) -> Result<GraphQLResponse, ApiError> {
-    let access = caller_of(&state.app.tokens, q.token.as_deref(), &headers)?;
+    body: Result<Bytes, BytesRejection>,
+) -> Result<GraphQLResponse, Response> {
+    let body = body.map_err(body_refused)?;
+    let access = caller_of(&state.app.tokens, q.token.as_deref(), &headers)
+        .map_err(|e| ApiError::from(e).into_response())?;
     let content_type = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let req = async_graphql::http::receive_body(content_type, &body[..], Default::default())
         .await
-        .map_err(|e| ApiError::bad_request(format!("not a GraphQL request: {e}")))?;
+        .map_err(|e| {
+            ApiError::bad_request(format!("not a GraphQL request: {e}")).into_response()
+        })?;
     Ok(state.schema.execute(req.data(access)).await.into())
+}
+
+/// A body that did not arrive whole within the deadline is 408, and the
+/// connection closes (its unread rest cannot be skipped); others as axum
+/// answers them (413 over the limit).
+fn body_refused(e: BytesRejection) -> Response {
+    let BytesRejection::FailedToBufferBody(failed) = &e else {
+        return e.into_response();
+    };
+    if !crate::limits::is_body_timeout(failed) {
+        return e.into_response();
+    }
+    (
+        axum::http::StatusCode::REQUEST_TIMEOUT,
+        [(axum::http::header::CONNECTION, "close")],
+        failed.body_text(),
+    )
+        .into_response()
 }
 
 /// The WebSocket protocol the client asked for (as async-graphql-axum's

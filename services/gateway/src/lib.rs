@@ -16,6 +16,7 @@ pub mod demo;
 pub mod graphql;
 pub mod graphql_types;
 pub mod hub;
+pub mod limits;
 pub mod messages;
 pub mod metrics;
 pub mod patch;
@@ -46,15 +47,17 @@ pub async fn serve(
 
     let closing = state.closing.clone();
     let header_timeout = state.config.header_timeout;
+    let body_timeout = state.config.body_timeout;
+    let sockets = state.sockets.clone();
     let app = router(state);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let http = tokio_util::task::TaskTracker::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let tcp = tokio::select! {
+        let (tcp, peer) = tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _)) => tcp,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of descriptors or the like: wait instead of spinning.
                     tracing::warn!(error = %e, "accept failed");
@@ -67,7 +70,20 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-        let service = TowerToHyperService::new(app.clone());
+        let Some(lease) = sockets.admit(peer.ip()) else {
+            http.spawn(limits::refuse(tcp, header_timeout));
+            continue;
+        };
+        // Every request carries the lease (an upgraded socket keeps it) and
+        // reads its body within one deadline.
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |request: hyper::Request<hyper::body::Incoming>| {
+                let mut request = limits::body_deadline(request, body_timeout);
+                request.extensions_mut().insert(lease.clone());
+                request
+            },
+        ));
         let mut stopped = stopped.clone();
         http.spawn(async move {
             // hyper keeps no header timeout without a timer: a client that
@@ -109,6 +125,7 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         hub,
         tokens: Arc::new(tokens),
         keepalive: ws::Keepalive::new(config.keepalive()),
+        sockets: limits::Sockets::new(config.max_connections_per_address, config.send_budget),
         config,
         closing: closing::Closing::default(),
         standings: board::Board::default(),

@@ -62,6 +62,11 @@ struct Args {
     /// (`MAFIA_SCORING_WEB_ORIGINS`).
     #[arg(long, env = "MAFIA_CONSOLE_SCORING_URL")]
     console_scoring_url: Option<String>,
+    /// Connections (HTTP and WebSockets) one client address may hold at
+    /// once; more are answered 503 before any upgrade. 0: no cap (behind a
+    /// proxy, where every client has the proxy's address: cap there).
+    #[arg(long, env = "MAFIA_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = mafia_gateway::app::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)]
+    max_connections_per_address: usize,
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
@@ -181,7 +186,11 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         );
     }
     println!("judge console: http://{addr}/judge-console");
-    let mut state = app_state(hub.clone(), tokens, ServerConfig::default());
+    let server = ServerConfig {
+        max_connections_per_address: args.max_connections_per_address,
+        ..ServerConfig::default()
+    };
+    let mut state = app_state(hub.clone(), tokens, server);
     state.console.referee_url = args.console_referee_url.clone();
     state.console.scoring_url = args.console_scoring_url.clone();
     if !args.metrics_listen.is_empty() {

@@ -85,6 +85,19 @@ pub async fn render(state: &AppState) -> String {
             value.load(Ordering::Relaxed)
         );
     }
+    let sockets = &state.sockets;
+    let _ = writeln!(
+        s,
+        "# HELP mafia_gateway_websocket_queued_bytes Bytes waiting to be written to WebSocket clients (with a per-frame overhead).\n\
+         # TYPE mafia_gateway_websocket_queued_bytes gauge\nmafia_gateway_websocket_queued_bytes {}\n\
+         # HELP mafia_gateway_websocket_over_budget_total WebSockets closed with 1008 for going over their send budget.\n\
+         # TYPE mafia_gateway_websocket_over_budget_total counter\nmafia_gateway_websocket_over_budget_total {}\n\
+         # HELP mafia_gateway_refused_connections_total Connections answered 503 for the per-address cap.\n\
+         # TYPE mafia_gateway_refused_connections_total counter\nmafia_gateway_refused_connections_total {}",
+        sockets.queued_bytes(),
+        sockets.over_budget(),
+        sockets.refused()
+    );
     let _ = writeln!(
         s,
         "# HELP mafia_gateway_follower_lag_seconds How far each follower of the log is behind the feed's head.\n\

@@ -29,6 +29,7 @@ use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Keepalive, Upgrade};
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
     let standings = crate::standings::routes(state.clone());
+    let tokens = state.tokens.clone();
     Router::new()
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
@@ -44,6 +45,10 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
         .merge(graphql)
         .merge(standings)
+        .layer(axum::middleware::from_fn_with_state(
+            tokens,
+            crate::auth::refuse_bad_credentials,
+        ))
 }
 
 /// The largest message a client may send on the raw feed (it only sends
@@ -126,10 +131,10 @@ impl FeedTask {
     /// Keeps a feed's connection until it ends, with the close frame
     /// [`FeedTask::serve`] gives, if any.
     async fn run(self, upgrading: Upgrading, from: Option<u64>) {
-        let Some((socket, early)) = upgrading.socket().await else {
+        let Some((socket, early, lease)) = upgrading.socket().await else {
             return;
         };
-        let conn = Arc::new(Conn::new(socket));
+        let conn = Arc::new(Conn::new(socket, lease));
         if !self.subscribe(&conn, from) {
             return;
         }
@@ -161,7 +166,7 @@ impl FeedTask {
             for m in incoming.drain(..) {
                 match m {
                     Incoming::Ping(p) => {
-                        conn.send(&ws_frame::pong(&p), usize::MAX);
+                        conn.reply(&ws_frame::pong(&p));
                     }
                     Incoming::Close(code) => {
                         return Some(ws_frame::close(code.map_or(1000, |(c, _)| c), ""));
@@ -178,6 +183,9 @@ impl FeedTask {
             }
             if status.idle {
                 return Some(ws_frame::close(1000, "idle"));
+            }
+            if status.over_budget {
+                return Some(crate::ws::conn::over_budget());
             }
             if status.lagged {
                 cutbacks += 1;

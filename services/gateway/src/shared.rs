@@ -525,7 +525,10 @@ struct GroupKey {
 /// One shared subscription of one connection: the group writes its
 /// payloads, in this member's envelope, straight to the connection.
 pub struct Member {
-    conn: Arc<Conn>,
+    /// Weak: a group whose game gets no more events keeps its departed
+    /// members until its next payload, and their sockets must not wait
+    /// for it (the connection's task holds the `Conn`).
+    conn: Weak<Conn>,
     id_json: Bytes,
     kind: Envelope,
     /// The game's feed and events: the last sequence this member has.
@@ -688,13 +691,15 @@ async fn run_group(
             let mut members = g.members.lock().expect("lock");
             g.alive.store(false, Ordering::Release);
             for m in members.drain(..) {
+                let Some(conn) = m.conn.upgrade() else {
+                    continue;
+                };
                 if lagged {
                     m.restart.store(true, Ordering::Release);
-                    m.conn.wake();
+                    conn.wake();
                 } else if !m.gone.load(Ordering::Acquire) {
                     let id: String = serde_json::from_slice(&m.id_json).unwrap_or_default();
-                    m.conn
-                        .send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                    conn.reply(&ws_frame::text(&complete_message(&id)));
                 }
             }
         }
@@ -734,6 +739,9 @@ async fn run_group(
                     if m.gone.load(Ordering::Acquire) {
                         return false;
                     }
+                    let Some(conn) = m.conn.upgrade() else {
+                        return false;
+                    };
                     let from = if m.hall {
                         0
                     } else {
@@ -746,7 +754,7 @@ async fn run_group(
                     if !m.hall {
                         m.seen.store(last, Ordering::Release);
                     }
-                    if m.conn.send(&frames.for_member(m, from), capacity) {
+                    if conn.send(&frames.for_member(m, from), capacity) {
                         stats
                             .graphql_shared_deliveries
                             .fetch_add((executed.len() - from) as u64, Ordering::Relaxed);
@@ -825,7 +833,7 @@ impl Shared {
     /// Starts it again from a fresh catch-up (`events` keeps its
     /// numbering: live events after the cut-back, as before); `None`
     /// when its game or the hub is gone.
-    pub fn restart(&self) -> Option<Shared> {
+    pub fn restart(&self, conn: &Arc<Conn>) -> Option<Shared> {
         self.stop();
         let keep = (self.group.plan.root == Root::Events)
             .then(|| self.member.seen.load(Ordering::Acquire));
@@ -836,7 +844,7 @@ impl Shared {
             &self.hall,
             None,
             false,
-            &self.member.conn,
+            conn,
             self.member.id_json.clone(),
             self.member.kind,
         )?;
@@ -977,13 +985,10 @@ fn start_member(
         }
     }
     for payload in &queue {
-        conn.send(
-            &ws_frame::text(&envelope(&id_json, kind, payload)),
-            usize::MAX,
-        );
+        conn.reply(&ws_frame::text(&envelope(&id_json, kind, payload)));
     }
     let member = Arc::new(Member {
-        conn: conn.clone(),
+        conn: Arc::downgrade(conn),
         id_json,
         kind,
         seen: AtomicU64::new(seen),

@@ -26,7 +26,6 @@ use mafia_tournament::export;
 use mafia_tournament::standings::PointsSplit;
 use mafia_tournament::{PlayerId, Standings};
 use serde_json::{json, Value};
-use tokio::sync::watch;
 
 use crate::app::{ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, Caller};
@@ -373,7 +372,7 @@ impl StandingsQuery {
 }
 
 /// Each newer fold of a tournament, starting with the one there is.
-fn snapshots(mut rx: watch::Receiver<Option<Snapshot>>) -> impl Stream<Item = Snapshot> {
+fn snapshots(mut rx: crate::board::Watch) -> impl Stream<Item = Snapshot> {
     let first = rx.borrow_and_update().clone();
     futures::stream::unfold((first, rx), |(first, mut rx)| async move {
         if let Some(s) = first {
@@ -402,7 +401,9 @@ impl StandingsSubscription {
         tournament: String,
     ) -> Result<impl Stream<Item = StandingsTable>> {
         let id = parse_tournament(&tournament).map_err(Error::new)?;
-        let rx = board(ctx)?.watch(&id);
+        let rx = board(ctx)?
+            .watch(&id)
+            .map_err(|e| Error::new(e.to_string()))?;
         let who = caller(ctx).clone();
         Ok(snapshots(rx).map(move |s| table(&who, &s)))
     }
@@ -510,7 +511,10 @@ async fn ws_standings(
 ) -> Result<Response, Refusal> {
     let who = caller_of(&state.tokens, q.token.as_deref(), &headers).map_err(auth)?;
     let id = parse_tournament(&tournament).map_err(bad_request)?;
-    let rx = state.standings.watch(&id);
+    let rx = state
+        .standings
+        .watch(&id)
+        .map_err(|e| Refusal::Api(ApiError::unavailable(e.to_string())))?;
     let config = state.config.clone();
     let closing = state.closing.clone();
     Ok(ws

@@ -170,7 +170,7 @@ impl Session {
                     Ok(access) => {
                         self.access = Some(access);
                         self.init = Some(bytes);
-                        conn.send(&ws_frame::text(CONNECTION_ACK.as_bytes()), usize::MAX);
+                        conn.reply(&ws_frame::text(CONNECTION_ACK.as_bytes()));
                         Step::Done
                     }
                     // async-graphql refuses it in the protocol's own way.
@@ -178,7 +178,7 @@ impl Session {
                 }
             }
             "ping" => {
-                conn.send(&ws_frame::text(PONG.as_bytes()), usize::MAX);
+                conn.reply(&ws_frame::text(PONG.as_bytes()));
                 Step::Done
             }
             "pong" => Step::Done,
@@ -212,7 +212,7 @@ impl Session {
         if let ("complete" | "stop", Some(id)) = (ty, id) {
             if let Some((old, _)) = self.owned.remove(&id) {
                 old.stop();
-                conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                conn.reply(&ws_frame::text(&complete_message(&id)));
                 return Step::Done;
             }
         }
@@ -317,9 +317,9 @@ impl Session {
                 if !lagged && !s.member().needs_restart() {
                     return Some((id, (s, slot)));
                 }
-                let next = s.restart();
+                let next = s.restart(conn);
                 if next.is_none() {
-                    conn.send(&ws_frame::text(&complete_message(&id)), usize::MAX);
+                    conn.reply(&ws_frame::text(&complete_message(&id)));
                 }
                 next.map(|n| (id, (n, slot)))
             })
@@ -334,10 +334,10 @@ pub(super) async fn serve(
     protocol: Protocols,
     url_access: Option<Caller>,
 ) {
-    let Some((socket, early)) = upgrading.socket().await else {
+    let Some((socket, early, lease)) = upgrading.socket().await else {
         return;
     };
-    let conn = Arc::new(Conn::keeping_backlog(socket));
+    let conn = Arc::new(Conn::keeping_backlog(socket, lease));
     let send_timeout = state.app.config.send_timeout;
     let mut session = Session {
         state,
@@ -377,7 +377,7 @@ impl Session {
                 let bytes = match m {
                     Incoming::Text(b) | Incoming::Binary(b) => b,
                     Incoming::Ping(p) => {
-                        conn.send(&ws_frame::pong(&p), usize::MAX);
+                        conn.reply(&ws_frame::pong(&p));
                         continue;
                     }
                     Incoming::Pong(_) => continue,
@@ -396,6 +396,9 @@ impl Session {
             if status.idle {
                 return Some(ws_frame::close(1000, "idle"));
             }
+            if status.over_budget {
+                return Some(crate::ws::conn::over_budget());
+            }
             if status.lagged || self.owned.values().any(|(s, _)| s.member().needs_restart()) {
                 conn.rejoin();
                 self.restart_behind(status.lagged, conn);
@@ -413,7 +416,7 @@ impl Session {
                 },
                 m = self.next_fallback(), if !status.backlog => match m {
                     Some(WsMessage::Text(t)) => {
-                        conn.send(&ws_frame::text(t.as_bytes()), usize::MAX);
+                        conn.reply(&ws_frame::text(t.as_bytes()));
                     }
                     Some(WsMessage::Close(code, reason)) => {
                         return Some(ws_frame::close(code, &reason));

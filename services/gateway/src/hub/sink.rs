@@ -2,7 +2,7 @@
 //! subscriber learns it lagged and subscribes again for a fresh snapshot.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
@@ -85,8 +85,11 @@ enum Target {
         tx: mpsc::Sender<Bytes>,
         lagged: Arc<AtomicBool>,
     },
-    /// A raw-feed WebSocket, written to from the fan-out.
-    Direct(Arc<Conn>),
+    /// A raw-feed WebSocket, written to from the fan-out. Weak: a
+    /// finished game gets no event that would drop a departed client's
+    /// sink, and its socket must not wait for one; the connection's task
+    /// holds it, and it goes with the task.
+    Direct(Weak<Conn>),
 }
 
 pub(crate) struct Sink {
@@ -148,25 +151,32 @@ impl Sink {
     ) -> Sink {
         conn.rejoin();
         for msg in initial {
-            conn.send(&frame::text(msg), usize::MAX);
+            conn.reply(&frame::text(msg));
         }
         Sink {
-            target: Target::Direct(conn),
+            target: Target::Direct(Arc::downgrade(&conn)),
             games,
+        }
+    }
+
+    fn direct_conn(&self) -> Option<Arc<Conn>> {
+        match &self.target {
+            Target::Direct(conn) => conn.upgrade(),
+            Target::Queue { .. } => None,
         }
     }
 
     pub(crate) fn is_closed(&self) -> bool {
         match &self.target {
             Target::Queue { tx, .. } => tx.is_closed(),
-            Target::Direct(conn) => conn.is_closed(),
+            Target::Direct(conn) => conn.upgrade().is_none_or(|c| c.is_closed()),
         }
     }
 
     /// The hub is closing: a direct connection is told (a queue learns it
     /// when its sender drops).
     pub(crate) fn end(&self) {
-        if let Target::Direct(conn) = &self.target {
+        if let Some(conn) = self.direct_conn() {
             conn.end();
         }
     }
@@ -189,6 +199,9 @@ impl Sink {
                 }
             }
             Target::Direct(conn) => {
+                let Some(conn) = conn.upgrade() else {
+                    return false;
+                };
                 if !conn.send(msg.frames(), capacity) {
                     if conn.status().lagged {
                         stats.lagged.fetch_add(1, Ordering::Relaxed);

@@ -4,6 +4,14 @@
 //! not take waits in a backlog that the connection's task flushes when the
 //! socket is writable again. Frames never interleave: every write, from
 //! either side, goes through the one lock.
+//!
+//! The backlog is bounded in bytes (`limits::Sockets::send_budget`, with
+//! `limits::FRAME_OVERHEAD` per frame): feed messages past half the budget
+//! lag the connection (its task catches it up with a snapshot); the
+//! connection's own replies (pongs, acks, catch-ups) past the whole budget
+//! mark it over budget, and its task closes it with 1008. A frame into an
+//! empty backlog is always taken, so what waits never exceeds the budget
+//! and one frame.
 
 use std::collections::VecDeque;
 use std::io;
@@ -15,10 +23,20 @@ use bytes::{Buf, Bytes};
 use tokio::net::TcpStream;
 
 use super::frame::{Decoder, Incoming, Violation};
+use crate::limits::{Lease, DEFAULT_SEND_BUDGET, FRAME_OVERHEAD};
+
+/// The most one read takes from the socket before the messages it
+/// decoded are handled: a client that sends faster than they are handled
+/// cannot grow the list of decoded messages without bound.
+const MAX_READ_PER_PUMP: usize = 64 * 1024;
 
 struct Out {
     /// Frames not yet written, in order; the front one may be partly sent.
     backlog: VecDeque<Bytes>,
+    /// What the backlog holds: its bytes and `FRAME_OVERHEAD` per frame.
+    queued: usize,
+    /// A reply did not fit the budget: the task closes with 1008.
+    over_budget: bool,
     /// When the backlog last moved, or last became non-empty.
     moved: Instant,
     /// When the client last sent anything.
@@ -47,6 +65,8 @@ impl Out {
         let now = Instant::now();
         Out {
             backlog: VecDeque::new(),
+            queued: 0,
+            over_budget: false,
             moved: now,
             seen: now,
             idle: false,
@@ -84,6 +104,8 @@ pub struct Status {
     pub lagged: bool,
     pub ended: bool,
     pub closed: bool,
+    /// The client would take more than its send budget: close with 1008.
+    pub over_budget: bool,
 }
 
 pub struct Conn {
@@ -92,6 +114,9 @@ pub struct Conn {
     /// feed messages, which the snapshot replaces; GraphQL's holds the
     /// connection's own replies too, which must still go out.
     drop_on_lag: bool,
+    /// Its place in its address's count (`None` outside `crate::serve`),
+    /// which also holds the send budget and the gauges.
+    lease: Option<Lease>,
     /// Also tells the task the backlog, `lagged`, `ended` or `idle`
     /// changed: a waker kept here rather than a `Notify`, so a waiting task
     /// holds no waiter in its future.
@@ -123,22 +148,64 @@ pub enum Read {
 
 impl Conn {
     /// A feed connection: a lag drops what waits.
-    pub fn new(io: TcpStream) -> Conn {
+    pub fn new(io: TcpStream, lease: Option<Lease>) -> Conn {
         Conn {
             io,
             drop_on_lag: true,
+            lease,
             out: Mutex::new(Out::new()),
         }
     }
 
     /// A connection with replies of its own besides the feed: a lag keeps
     /// what waits and only refuses more feed messages.
-    pub fn keeping_backlog(io: TcpStream) -> Conn {
+    pub fn keeping_backlog(io: TcpStream, lease: Option<Lease>) -> Conn {
         Conn {
             io,
             drop_on_lag: false,
+            lease,
             out: Mutex::new(Out::new()),
         }
+    }
+
+    /// Bytes (with the per-frame overhead) that may wait on this connection.
+    pub fn budget(&self) -> usize {
+        self.lease
+            .as_ref()
+            .map_or(DEFAULT_SEND_BUDGET, |l| l.sockets().send_budget)
+    }
+
+    /// Bytes (with the per-frame overhead) waiting now.
+    pub fn queued(&self) -> usize {
+        self.lock().queued
+    }
+
+    /// Tells the gauges the backlog went from `before` bytes to `out.queued`.
+    fn settle(&self, before: usize, out: &Out) {
+        if let Some(l) = &self.lease {
+            l.sockets().settle(before, out.queued);
+        }
+    }
+
+    /// Empties the backlog but a partly written front frame, which must
+    /// still go out whole.
+    fn drop_backlog(&self, out: &mut Out) {
+        let before = out.queued;
+        let keep = if out.partial {
+            out.backlog.pop_front()
+        } else {
+            None
+        };
+        out.queued = keep.as_ref().map_or(0, |f| f.len() + FRAME_OVERHEAD);
+        out.backlog = keep.into_iter().collect();
+        self.settle(before, out);
+    }
+
+    fn enqueue(&self, out: &mut Out, frame: Bytes) {
+        let before = out.queued;
+        out.queued += frame.len() + FRAME_OVERHEAD;
+        out.backlog.push_back(frame);
+        self.settle(before, out);
     }
 
     fn lock(&self) -> MutexGuard<'_, Out> {
@@ -155,12 +222,22 @@ impl Conn {
         }
     }
 
-    /// Sends one whole frame, or queues it behind those still waiting.
-    /// `limit` is how many frames may wait: over it the connection is
-    /// marked lagged (its task catches up with a snapshot) and the frame
-    /// is not taken. False when the frame was not taken.
+    /// Sends one whole feed frame, or queues it behind those still
+    /// waiting. `limit` is how many frames may wait, and half the budget
+    /// how many bytes: over either the connection is marked lagged (its
+    /// task catches up with a snapshot) and the frame is not taken. False
+    /// when the frame was not taken. `usize::MAX` makes it a
+    /// [`Conn::reply`].
     pub fn send(&self, frame: &Bytes, limit: usize) -> bool {
         self.push(frame, limit, false)
+    }
+
+    /// Sends or queues a frame the connection owes the client (a pong, an
+    /// ack, a catch-up, a ping): never dropped for a lag, but past the
+    /// budget the connection is marked over budget, and its task closes it
+    /// with 1008. False when the frame was not taken.
+    pub fn reply(&self, frame: &Bytes) -> bool {
+        self.push(frame, usize::MAX, false)
     }
 
     /// [`Conn::send`]; `last`: `frame` is the close frame, after which
@@ -171,18 +248,21 @@ impl Conn {
         if out.closed || out.said_goodbye || (out.lagged && limit != usize::MAX) {
             return false;
         }
+        if out.over_budget && !last {
+            return false;
+        }
         out.said_goodbye = last;
         if out.backlog.is_empty() {
             match self.io.try_write(frame) {
                 Ok(n) if n == frame.len() => return true,
                 Ok(n) => {
                     out.moved = Instant::now();
-                    out.backlog.push_back(frame.slice(n..));
+                    self.enqueue(&mut out, frame.slice(n..));
                     out.partial = n > 0;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     out.moved = Instant::now();
-                    out.backlog.push_back(frame.clone());
+                    self.enqueue(&mut out, frame.clone());
                 }
                 Err(_) => {
                     out.closed = true;
@@ -193,21 +273,26 @@ impl Conn {
             Self::notify(out);
             return true;
         }
-        if out.backlog.len() >= limit {
-            out.lagged = true;
-            if self.drop_on_lag {
-                // Only a partly written frame must still go out, whole.
-                let keep = if out.partial {
-                    out.backlog.pop_front()
-                } else {
-                    None
-                };
-                out.backlog = keep.into_iter().collect();
+        let after = out.queued + frame.len() + FRAME_OVERHEAD;
+        let reply = limit == usize::MAX;
+        if reply && !last && after > self.budget() {
+            // The client asks for more than it reads (a ping flood, say).
+            out.over_budget = true;
+            if let Some(l) = &self.lease {
+                l.sockets().went_over_budget();
             }
             Self::notify(out);
             return false;
         }
-        out.backlog.push_back(frame.clone());
+        if !reply && (out.backlog.len() >= limit || after > self.budget() / 2) {
+            out.lagged = true;
+            if self.drop_on_lag {
+                self.drop_backlog(&mut out);
+            }
+            Self::notify(out);
+            return false;
+        }
+        self.enqueue(&mut out, frame.clone());
         true
     }
 
@@ -273,7 +358,10 @@ impl Conn {
     pub fn close(&self) {
         let mut out = self.lock();
         out.closed = true;
+        let before = out.queued;
         out.backlog = VecDeque::new();
+        out.queued = 0;
+        self.settle(before, &out);
         // Already shut by the client, at worst: nothing to do then.
         let _ = socket2::SockRef::from(&self.io).shutdown(std::net::Shutdown::Both);
         Self::notify(out);
@@ -291,6 +379,7 @@ impl Conn {
             lagged: out.lagged,
             ended: out.ended,
             closed: out.closed,
+            over_budget: out.over_budget,
         }
     }
 
@@ -313,16 +402,25 @@ impl Conn {
     /// Writes what the socket takes of the backlog; true when it is empty.
     pub fn flush(&self) -> io::Result<bool> {
         let mut out = self.lock();
+        let before = out.queued;
+        let result = self.flush_locked(&mut out);
+        self.settle(before, &out);
+        result
+    }
+
+    fn flush_locked(&self, out: &mut Out) -> io::Result<bool> {
         let mut wrote = false;
         while let Some(front) = out.backlog.front_mut() {
             match self.io.try_write(front) {
                 Ok(n) if n == front.len() => {
                     out.backlog.pop_front();
+                    out.queued -= n + FRAME_OVERHEAD;
                     out.partial = false;
                     wrote = true;
                 }
                 Ok(n) => {
                     front.advance(n);
+                    out.queued -= n;
                     out.partial = true;
                     out.moved = Instant::now();
                     return Ok(false);
@@ -341,6 +439,7 @@ impl Conn {
         }
         // An idle connection keeps no queue allocation.
         out.backlog = VecDeque::new();
+        out.queued = 0;
         Ok(true)
     }
 
@@ -349,6 +448,7 @@ impl Conn {
     fn read(&self, decoder: &mut Decoder, messages: &mut Vec<Incoming>) -> Read {
         // On the stack, not in the task: an idle connection holds no buffer.
         let mut buf = [0u8; 4096];
+        let mut taken = 0;
         loop {
             match self.io.try_read(&mut buf) {
                 Ok(0) => return Read::Eof,
@@ -356,7 +456,10 @@ impl Conn {
                     if let Err(v) = decoder.feed(&buf[..n], messages) {
                         return Read::Violation(v);
                     }
-                    if n < buf.len() {
+                    taken += n;
+                    // The rest waits for the next pump, after these are
+                    // handled (readiness stays set while bytes remain).
+                    if n < buf.len() || taken >= MAX_READ_PER_PUMP {
                         return Read::Messages;
                     }
                 }
@@ -443,6 +546,13 @@ impl Conn {
     }
 
     async fn finish_now(&self, frame: Bytes, within: std::time::Duration) {
+        {
+            let mut out = self.lock();
+            if out.over_budget {
+                // What it would not read goes: the close frame next.
+                self.drop_backlog(&mut out);
+            }
+        }
         self.push(&frame, usize::MAX, true);
         let handshake = async {
             loop {
@@ -480,6 +590,20 @@ impl Conn {
     }
 }
 
+/// The close frame of a connection over its send budget.
+pub fn over_budget() -> Bytes {
+    super::frame::close(super::frame::POLICY_VIOLATION, "over its send budget")
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        let before = self.out.get_mut().map_or(0, |o| o.queued);
+        if let Some(l) = &self.lease {
+            l.sockets().settle(before, 0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,7 +619,7 @@ mod tests {
         socket.set_recv_buffer_size(4096).unwrap();
         let client = socket.connect(addr).await.unwrap();
         let (server, _) = listener.accept().await.unwrap();
-        (Arc::new(Conn::new(server)), client)
+        (Arc::new(Conn::new(server, None)), client)
     }
 
     use std::sync::Arc;

@@ -16,6 +16,7 @@ const OP_PONG: u8 = 0xA;
 /// Close codes (RFC 6455 §7.4.1).
 pub const PROTOCOL_ERROR: u16 = 1002;
 pub const INVALID_PAYLOAD: u16 = 1007;
+pub const POLICY_VIOLATION: u16 = 1008;
 pub const TOO_BIG: u16 = 1009;
 
 /// The most a frame header takes: 2 bytes, an 8-byte length, no mask.
@@ -182,6 +183,11 @@ impl Decoder {
             126 | 127 => return Ok(None),
             n => (n as u64, 2),
         };
+        // RFC 6455 §5.2: a 64-bit length's most significant bit must be 0;
+        // one set is a broken frame (1002), not merely a large one (1009).
+        if len >> 63 != 0 {
+            return Err(protocol("64-bit length with its top bit set"));
+        }
         let control = opcode & 0x8 != 0;
         if control && (!fin || len > 125) {
             return Err(protocol("fragmented or long control frame"));
@@ -262,9 +268,23 @@ fn close_payload(p: &[u8]) -> Result<Option<(u16, String)>, Violation> {
                 code: INVALID_PAYLOAD,
                 why: "close reason not UTF-8",
             })?;
-            Ok(Some((u16::from_be_bytes([*hi, *lo]), reason.to_owned())))
+            let code = u16::from_be_bytes([*hi, *lo]);
+            if !close_code_allowed(code) {
+                return Err(protocol("invalid close code"));
+            }
+            Ok(Some((code, reason.to_owned())))
         }
     }
+}
+
+/// Whether a peer may send `code` in a close frame (RFC 6455 §7.4.1 and
+/// §7.4.2, the IANA registry as Autobahn's cases 7.7 and 7.9 read it): the
+/// defined codes but 1004 (reserved), 1005, 1006 and 1015 (never on the
+/// wire), and the application and private range 3000-4999. Anything else
+/// fails the connection with 1002, so a code the server echoes is always
+/// one it may send.
+pub fn close_code_allowed(code: u16) -> bool {
+    matches!(code, 1000..=1003 | 1007..=1011 | 3000..=4999)
 }
 
 #[cfg(test)]
@@ -439,6 +459,43 @@ mod tests {
         let mut nested = client_frame(b"a", OpCode::Data(Data::Text), false);
         nested.extend(client_frame(b"b", OpCode::Data(Data::Text), true));
         assert_eq!(decode(&nested, 1024).unwrap_err().code, PROTOCOL_ERROR);
+    }
+
+    #[test]
+    fn a_close_code_that_may_not_be_sent_fails_the_connection_with_1002() {
+        for code in [
+            0u16, 999, 1004, 1005, 1006, 1012, 1013, 1014, 1015, 1016, 1100, 2000, 2999, 5000,
+            65535,
+        ] {
+            let bytes = client_frame(&code.to_be_bytes(), OpCode::Control(Control::Close), true);
+            assert_eq!(
+                decode(&bytes, 1024).unwrap_err().code,
+                PROTOCOL_ERROR,
+                "close code {code}"
+            );
+        }
+        for code in [
+            1000u16, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999,
+        ] {
+            let bytes = client_frame(&code.to_be_bytes(), OpCode::Control(Control::Close), true);
+            assert_eq!(
+                decode(&bytes, 1024).unwrap(),
+                vec![Incoming::Close(Some((code, String::new())))],
+                "close code {code}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_64_bit_length_with_its_top_bit_set_is_a_protocol_error_not_too_big() {
+        let mut bytes = vec![0x82, 0xFF];
+        bytes.extend_from_slice(&(1u64 << 63 | 5).to_be_bytes());
+        bytes.extend_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(decode(&bytes, 1024).unwrap_err().code, PROTOCOL_ERROR);
+        // Without the top bit, a length over the limit is still 1009.
+        let mut bytes = vec![0x82, 0xFF];
+        bytes.extend_from_slice(&(1u64 << 62).to_be_bytes());
+        assert_eq!(decode(&bytes, 1024).unwrap_err().code, TOO_BIG);
     }
 
     #[test]

@@ -103,7 +103,7 @@ async fn run(inner: Weak<Inner>, timing: Timing) {
                     continue;
                 }
                 Overdue::Ping => {
-                    conn.send(&ping, usize::MAX);
+                    conn.reply(&ping);
                 }
                 Overdue::No => {}
             }

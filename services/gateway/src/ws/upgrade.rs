@@ -12,10 +12,15 @@ use bytes::Bytes;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use crate::limits::Lease;
+
 /// A request to upgrade to a WebSocket.
 pub struct Upgrade {
     key: HeaderValue,
     on_upgrade: hyper::upgrade::OnUpgrade,
+    /// The connection's place in its address's count, which the upgraded
+    /// socket keeps (`crate::serve` puts it in every request).
+    lease: Option<Lease>,
     /// The subprotocols the client offered, in its order.
     pub protocols: Vec<String>,
 }
@@ -26,8 +31,27 @@ pub struct Refused(StatusCode, &'static str);
 
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {
-        (self.0, self.1).into_response()
+        let mut response = (self.0, self.1).into_response();
+        if self.1 == WRONG_VERSION {
+            // RFC 6455 §4.4: the versions the server speaks go with the refusal.
+            response.headers_mut().insert(
+                header::SEC_WEBSOCKET_VERSION,
+                HeaderValue::from_static("13"),
+            );
+        }
+        response
     }
+}
+
+const WRONG_VERSION: &str = "`Sec-WebSocket-Version` header did not include '13'";
+
+/// RFC 6455 §4.2.1: the key is 16 bytes, base64-encoded.
+fn key_is_valid(key: &HeaderValue) -> bool {
+    use base64::Engine;
+    key.len() == 24
+        && base64::engine::general_purpose::STANDARD
+            .decode(key.as_bytes())
+            .is_ok_and(|k| k.len() == 16)
 }
 
 fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool {
@@ -46,6 +70,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
         if parts.method != Method::GET {
             return Err(Refused(StatusCode::METHOD_NOT_ALLOWED, "not a GET"));
         }
+        // RFC 6455 §4.2.1: an opening handshake names its host.
+        if !parts.headers.contains_key(header::HOST) {
+            return Err(bad("`Host` header missing"));
+        }
         if !has_token(&parts.headers, header::CONNECTION, "upgrade") {
             return Err(bad("Connection header did not include 'upgrade'"));
         }
@@ -57,13 +85,16 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
             .get(header::SEC_WEBSOCKET_VERSION)
             .is_none_or(|v| v.as_bytes() != b"13")
         {
-            return Err(bad("`Sec-WebSocket-Version` header did not include '13'"));
+            return Err(bad(WRONG_VERSION));
         }
         let key = parts
             .headers
             .get(header::SEC_WEBSOCKET_KEY)
             .cloned()
             .ok_or(bad("`Sec-WebSocket-Key` header missing"))?;
+        if !key_is_valid(&key) {
+            return Err(bad("`Sec-WebSocket-Key` is not 16 bytes in base64"));
+        }
         let on_upgrade = parts
             .extensions
             .remove::<hyper::upgrade::OnUpgrade>()
@@ -82,6 +113,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
         Ok(Upgrade {
             key,
             on_upgrade,
+            lease: parts.extensions.get::<Lease>().cloned(),
             protocols,
         })
     }
@@ -106,17 +138,18 @@ impl Upgrade {
         let response = response
             .body(axum::body::Body::empty())
             .expect("a valid response");
-        (response, Upgrading(self.on_upgrade))
+        (response, Upgrading(self.on_upgrade, self.lease))
     }
 }
 
 /// An upgrade answered, its socket not yet handed back by hyper.
-pub struct Upgrading(hyper::upgrade::OnUpgrade);
+pub struct Upgrading(hyper::upgrade::OnUpgrade, Option<Lease>);
 
 impl Upgrading {
     /// The plain socket back from hyper, with the bytes it read past the
-    /// request; `None` when the upgrade failed.
-    pub async fn socket(self) -> Option<(TcpStream, Bytes)> {
+    /// request and its lease (for its `Conn`); `None` when the upgrade
+    /// failed.
+    pub async fn socket(self) -> Option<(TcpStream, Bytes, Option<Lease>)> {
         let upgraded = match self.0.await {
             Ok(u) => u,
             Err(e) => {
@@ -125,7 +158,7 @@ impl Upgrading {
             }
         };
         match upgraded.downcast::<TokioIo<TcpStream>>() {
-            Ok(parts) => Some((parts.io.into_inner(), parts.read_buf)),
+            Ok(parts) => Some((parts.io.into_inner(), parts.read_buf, self.1)),
             Err(_) => {
                 tracing::error!(
                     "a WebSocket feed was upgraded outside mafia_gateway::serve; closed"

@@ -46,6 +46,8 @@ pub struct Fixture {
     pub log: Arc<dyn EventLog>,
     pub hub: Hub,
     pub addr: SocketAddr,
+    /// What the server shares: its limits' gauges, the standings board.
+    pub state: mafia_gateway::AppState,
     _dir: tempfile::TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -103,6 +105,7 @@ pub async fn start(hub_config: HubConfig, server: ServerConfig) -> Fixture {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let state = app_state(hub.clone(), tokens(), server);
+    let shared = state.clone();
     tokio::spawn(mafia_gateway::serve(listener, state, async {
         let _ = rx.await;
     }));
@@ -110,6 +113,7 @@ pub async fn start(hub_config: HubConfig, server: ServerConfig) -> Fixture {
         log,
         hub,
         addr,
+        state: shared,
         _dir: dir,
         shutdown: Some(tx),
     }

@@ -473,7 +473,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let hub = Hub::start(log.clone(), HubConfig::default()).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let state = app_state(hub.clone(), Tokens::default(), ServerConfig::default());
+    // Every subscriber connects from loopback: no per-address cap.
+    let server = ServerConfig {
+        max_connections_per_address: 0,
+        ..ServerConfig::default()
+    };
+    let state = app_state(hub.clone(), Tokens::default(), server);
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(mafia_gateway::serve(listener, state, async {
         let _ = stop_rx.await;

@@ -33,7 +33,12 @@ pub async fn serve_main(url: &str, args: &Args) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("listening {}", listener.local_addr()?);
     std::io::stdout().flush()?;
-    let state = app_state(hub.clone(), Tokens::default(), ServerConfig::default());
+    // Every subscriber connects from loopback: no per-address cap.
+    let server = ServerConfig {
+        max_connections_per_address: 0,
+        ..ServerConfig::default()
+    };
+    let state = app_state(hub.clone(), Tokens::default(), server);
     let stdin_closed = async {
         let _ = tokio::task::spawn_blocking(|| {
             let mut line = String::new();
