@@ -327,9 +327,9 @@ async fn a_trickled_request_body_is_cut_off_at_the_body_deadline_with_408() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
 
-/// Sockets of this process accepted on `port` (local port `port`, not the
-/// listener): the server side of each connection it still holds.
-fn server_sockets(port: u16) -> usize {
+/// The inodes of this process's sockets accepted on `port` (local port
+/// `port`, not the listener): the server side of each connection.
+fn accepted_on(port: u16) -> std::collections::HashSet<String> {
     let mut inodes = std::collections::HashSet::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let Ok(text) = std::fs::read_to_string(table) else {
@@ -339,11 +339,18 @@ fn server_sockets(port: u16) -> usize {
             let f: Vec<&str> = line.split_whitespace().collect();
             let local_port = f[1].rsplit(':').next().unwrap();
             let listening = f[3] == "0A";
-            if u16::from_str_radix(local_port, 16) == Ok(port) && !listening {
+            if u16::from_str_radix(local_port, 16) == Ok(port) && !listening && f[9] != "0" {
                 inodes.insert(f[9].to_owned());
             }
         }
     }
+    inodes
+}
+
+/// How many of `inodes` this process still holds a descriptor of (a
+/// socket whose connection ended is still held until its descriptor is
+/// closed, whatever its TCP state).
+fn held(inodes: &std::collections::HashSet<String>) -> usize {
     std::fs::read_dir("/proc/self/fd")
         .unwrap()
         .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
@@ -371,16 +378,18 @@ async fn a_client_that_left_a_finished_game_holds_no_socket_though_no_event_come
     next_json(&mut raw).await;
     // A shared GraphQL subscription.
     let mut gql = graphql_subscribed(fx.addr).await;
-    eventually("both connections held", || server_sockets(port) == 2).await;
+    let mut sockets = std::collections::HashSet::new();
+    eventually("both connections held", || {
+        sockets = accepted_on(port);
+        held(&sockets) == 2
+    })
+    .await;
     raw.close(None).await.unwrap();
     while raw.next().await.is_some() {}
     gql.close(None).await.unwrap();
     while gql.next().await.is_some() {}
     drop((raw, gql));
-    eventually("no socket held for clients that left", || {
-        server_sockets(port) == 0
-    })
-    .await;
+    eventually("no socket held for clients that left", || held(&sockets) == 0).await;
 }
 
 async fn graphql_subscribed(addr: SocketAddr) -> common::Ws {
