@@ -40,6 +40,17 @@ struct Args {
     path: String,
 }
 
+impl Args {
+    /// The subprotocol the route wants: GraphQL's on `/graphql/ws`.
+    fn protocol(&self) -> &'static str {
+        if self.path.starts_with("/graphql") {
+            "Sec-WebSocket-Protocol: graphql-transport-ws\r\n"
+        } else {
+            ""
+        }
+    }
+}
+
 #[derive(Default)]
 struct Counts {
     connections: AtomicU64,
@@ -63,8 +74,10 @@ async fn flood_once(args: &Args, until: Instant, counts: &Counts) -> anyhow::Res
     let mut tcp = socket.connect(args.addr).await?;
     let req = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-        args.path, args.addr
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{}\r\n",
+        args.path,
+        args.addr,
+        args.protocol()
     );
     tcp.write_all(req.as_bytes()).await?;
     let mut head = Vec::new();
