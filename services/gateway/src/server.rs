@@ -49,6 +49,9 @@ pub fn router(state: AppState) -> Router {
             tokens,
             crate::auth::refuse_bad_credentials,
         ))
+        .layer(axum::middleware::from_fn(
+            crate::ws::upgrade::refuse_bad_handshakes,
+        ))
 }
 
 /// The largest message a client may send on the raw feed (it only sends

@@ -215,7 +215,8 @@ async fn raw_response(addr: SocketAddr, request: &str) -> String {
 async fn a_handshake_rfc_6455_forbids_is_refused_400_and_a_wrong_version_names_13() {
     let (fx, _) = serving_a_game(ServerConfig::default(), GAME).await;
     let addr = fx.addr;
-    for path in ["/ws/hall", "/graphql/ws"] {
+    // The standings channel runs on axum's WebSocket, checked the same.
+    for path in ["/ws/hall", "/graphql/ws", "/ws/standings/cup"] {
         let upgrade = |host: &str, key: &str, version: &str| {
             format!(
                 "GET {path} HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\n\
@@ -389,7 +390,10 @@ async fn a_client_that_left_a_finished_game_holds_no_socket_though_no_event_come
     gql.close(None).await.unwrap();
     while gql.next().await.is_some() {}
     drop((raw, gql));
-    eventually("no socket held for clients that left", || held(&sockets) == 0).await;
+    eventually("no socket held for clients that left", || {
+        held(&sockets) == 0
+    })
+    .await;
 }
 
 async fn graphql_subscribed(addr: SocketAddr) -> common::Ws {

@@ -62,39 +62,59 @@ fn has_token(headers: &HeaderMap, name: header::HeaderName, token: &str) -> bool
     })
 }
 
+/// Checks an opening handshake as RFC 6455 §4.2.1 has a server check it;
+/// the key, when it is good.
+pub fn check(method: &Method, headers: &HeaderMap) -> Result<HeaderValue, Refused> {
+    let bad = |why| Refused(StatusCode::BAD_REQUEST, why);
+    if method != Method::GET {
+        return Err(Refused(StatusCode::METHOD_NOT_ALLOWED, "not a GET"));
+    }
+    // An opening handshake names its host.
+    if !headers.contains_key(header::HOST) {
+        return Err(bad("`Host` header missing"));
+    }
+    if !has_token(headers, header::CONNECTION, "upgrade") {
+        return Err(bad("Connection header did not include 'upgrade'"));
+    }
+    if !has_token(headers, header::UPGRADE, "websocket") {
+        return Err(bad("`Upgrade` header did not include 'websocket'"));
+    }
+    if headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .is_none_or(|v| v.as_bytes() != b"13")
+    {
+        return Err(bad(WRONG_VERSION));
+    }
+    let key = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .cloned()
+        .ok_or(bad("`Sec-WebSocket-Key` header missing"))?;
+    if !key_is_valid(&key) {
+        return Err(bad("`Sec-WebSocket-Key` is not 16 bytes in base64"));
+    }
+    Ok(key)
+}
+
+/// Middleware over every route: a request to upgrade to a WebSocket is
+/// [`check`]ed before its handler runs, so routes on another WebSocket
+/// stack (the standings channel, on axum's) refuse what this one does.
+pub async fn refuse_bad_handshakes(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if has_token(request.headers(), header::UPGRADE, "websocket") {
+        if let Err(refused) = check(request.method(), request.headers()) {
+            return refused.into_response();
+        }
+    }
+    next.run(request).await
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
     type Rejection = Refused;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Refused> {
-        let bad = |why| Refused(StatusCode::BAD_REQUEST, why);
-        if parts.method != Method::GET {
-            return Err(Refused(StatusCode::METHOD_NOT_ALLOWED, "not a GET"));
-        }
-        // RFC 6455 §4.2.1: an opening handshake names its host.
-        if !parts.headers.contains_key(header::HOST) {
-            return Err(bad("`Host` header missing"));
-        }
-        if !has_token(&parts.headers, header::CONNECTION, "upgrade") {
-            return Err(bad("Connection header did not include 'upgrade'"));
-        }
-        if !has_token(&parts.headers, header::UPGRADE, "websocket") {
-            return Err(bad("`Upgrade` header did not include 'websocket'"));
-        }
-        if parts
-            .headers
-            .get(header::SEC_WEBSOCKET_VERSION)
-            .is_none_or(|v| v.as_bytes() != b"13")
-        {
-            return Err(bad(WRONG_VERSION));
-        }
-        let key = parts
-            .headers
-            .get(header::SEC_WEBSOCKET_KEY)
-            .cloned()
-            .ok_or(bad("`Sec-WebSocket-Key` header missing"))?;
-        if !key_is_valid(&key) {
-            return Err(bad("`Sec-WebSocket-Key` is not 16 bytes in base64"));
-        }
+        let key = check(&parts.method, &parts.headers)?;
         let on_upgrade = parts
             .extensions
             .remove::<hyper::upgrade::OnUpgrade>()
