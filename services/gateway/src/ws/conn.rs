@@ -169,15 +169,10 @@ impl Conn {
     }
 
     /// Bytes (with the per-frame overhead) that may wait on this connection.
-    pub fn budget(&self) -> usize {
+    fn budget(&self) -> usize {
         self.lease
             .as_ref()
             .map_or(DEFAULT_SEND_BUDGET, |l| l.sockets().send_budget)
-    }
-
-    /// Bytes (with the per-frame overhead) waiting now.
-    pub fn queued(&self) -> usize {
-        self.lock().queued
     }
 
     /// Tells the gauges the backlog went from `before` bytes to `out.queued`.
