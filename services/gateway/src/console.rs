@@ -70,9 +70,15 @@ pub fn first_load_bytes(config: &ConsoleConfig) -> usize {
     page(config).len() + CONSOLE_ASSETS.iter().map(|a| a.2.len()).sum::<usize>()
 }
 
-pub fn routes() -> Router<AppState> {
-    crate::assets::embedded(CONSOLE_ASSETS)
-        .route("/judge-console", get(console_page))
+/// The console's page, script, codec and style: the same bytes for
+/// everyone (the token in its URL is read by the page's script).
+pub fn pages() -> Router<AppState> {
+    crate::assets::embedded(CONSOLE_ASSETS).route("/judge-console", get(console_page))
+}
+
+/// What the console's script asks for with the judge's token.
+pub fn api() -> Router<AppState> {
+    Router::new()
         .route("/judge-console/api/games", get(console_games))
         .route("/judge-console/api/inputs/{game}", get(console_inputs))
 }

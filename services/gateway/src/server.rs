@@ -26,10 +26,19 @@ use crate::ws::{conn::Pumped, Conn, Decoder, Incoming, Keepalive, Upgrade};
 /// The gateway's whole router. `/ws/table/…`, `/api/table/…` and
 /// `/api/tables` are the old names of the game routes, kept for the OBS
 /// sources and clients that still use them (FEED.md).
+///
+/// Every route that serves data meets one credential rule
+/// (`auth::refuse_bad_credentials`); the embedded pages do not: they are
+/// the same bytes for everyone, and the token in their URL is their
+/// script's, which meets the rule on every request it makes (the judge
+/// console shows "Unknown token" on its own form).
 pub fn router(state: AppState) -> Router {
     let graphql = crate::graphql::routes(state.clone());
     let standings = crate::standings::routes(state.clone());
     let tokens = state.tokens.clone();
+    let pages = crate::assets::routes()
+        .merge(crate::console::pages())
+        .with_state(state.clone());
     Router::new()
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
@@ -40,8 +49,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/game/{game_id}", get(api_game))
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
-        .merge(crate::assets::routes())
-        .merge(crate::console::routes())
+        .merge(crate::console::api())
         .with_state(state)
         .merge(graphql)
         .merge(standings)
@@ -49,6 +57,7 @@ pub fn router(state: AppState) -> Router {
             tokens,
             crate::auth::refuse_bad_credentials,
         ))
+        .merge(pages)
         .layer(axum::middleware::from_fn(
             crate::ws::upgrade::refuse_bad_handshakes,
         ))
