@@ -35,6 +35,8 @@ const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
 
 /// Messages from the client waiting for async-graphql; more is a flood.
 const MAX_PENDING_CLIENT_MESSAGES: usize = 64;
+/// ... and their bytes: four messages of the largest size.
+const MAX_PENDING_CLIENT_BYTES: usize = 4 * MAX_CLIENT_MESSAGE;
 
 /// The ack of a `connection_init`, as async-graphql writes it, in both
 /// protocols.
@@ -70,18 +72,26 @@ fn init_access(
     }
 }
 
-/// The client's messages on their way to async-graphql: a bounded queue
-/// that, unlike a channel, holds no block while empty.
+/// The client's messages on their way to async-graphql: a queue bounded
+/// in messages and bytes that, unlike a channel, holds no block while
+/// empty. Its bytes waiting are the tuple's last field.
 #[derive(Default)]
-struct Inbox(Mutex<(std::collections::VecDeque<Bytes>, Option<std::task::Waker>)>);
+struct Inbox(
+    Mutex<(
+        std::collections::VecDeque<Bytes>,
+        Option<std::task::Waker>,
+        usize,
+    )>,
+);
 
 impl Inbox {
     /// False when the queue is full: the client floods.
     fn push(&self, msg: Bytes) -> bool {
         let mut q = self.0.lock().expect("inbox lock");
-        if q.0.len() >= MAX_PENDING_CLIENT_MESSAGES {
+        if q.0.len() >= MAX_PENDING_CLIENT_MESSAGES || q.2 + msg.len() > MAX_PENDING_CLIENT_BYTES {
             return false;
         }
+        q.2 += msg.len();
         q.0.push_back(msg);
         if let Some(w) = q.1.take() {
             w.wake();
@@ -93,6 +103,7 @@ impl Inbox {
         let mut q = self.0.lock().expect("inbox lock");
         match q.0.pop_front() {
             Some(msg) => {
+                q.2 -= msg.len();
                 if q.0.is_empty() {
                     q.0 = std::collections::VecDeque::new();
                 }
@@ -428,5 +439,29 @@ impl Session {
                 },
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inbox_is_bounded_in_messages_and_in_bytes() {
+        let inbox = Inbox::default();
+        let big = Bytes::from(vec![b' '; MAX_CLIENT_MESSAGE]);
+        for _ in 0..4 {
+            assert!(inbox.push(big.clone()));
+        }
+        assert!(!inbox.push(Bytes::from_static(b"{}")));
+        let waker = futures::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        assert!(inbox.poll_next(&mut cx).is_ready());
+        assert!(inbox.push(Bytes::from_static(b"{}")));
+        let small = Inbox::default();
+        for _ in 0..MAX_PENDING_CLIENT_MESSAGES {
+            assert!(small.push(Bytes::from_static(b"{}")));
+        }
+        assert!(!small.push(Bytes::from_static(b"{}")));
     }
 }
