@@ -138,7 +138,12 @@ impl Caller {
         matches!(self, Caller::Known(g) if g.role == Role::ChiefJudge && g.games.iter().any(|p| p.touches(t)))
     }
 
-    fn may_act(&self, roles: &[Role], action: &'static str, scope: &Scope) -> Result<(), AuthError> {
+    fn may_act(
+        &self,
+        roles: &[Role],
+        action: &'static str,
+        scope: &Scope,
+    ) -> Result<(), AuthError> {
         let wanted = scope.pattern();
         match self {
             Caller::Known(g)
@@ -230,7 +235,9 @@ mod tests {
         assert_eq!(p.audience_for(&id("a.main.r1.t1.g1")), Ok(Audience::Public));
         assert!(p.may_open(&id("a.main.r1.t1.g1")).is_err());
         assert!(p.may_judge(&id("a.main.r1.t1.g1")).is_err());
-        assert!(p.may_rule(&Scope::Tournament("a".parse().unwrap())).is_err());
+        assert!(p
+            .may_rule(&Scope::Tournament("a".parse().unwrap()))
+            .is_err());
     }
 
     fn whole(t: &str) -> Scope {

@@ -270,7 +270,9 @@ fn main() {
     let mut runs = Vec::new();
     for t in &mut copies {
         let start = Instant::now();
-        let evs = t.command(&cmd, &Actor::RefereeLog, built.now + 1000).unwrap();
+        let evs = t
+            .command(&cmd, &Actor::RefereeLog, built.now + 1000)
+            .unwrap();
         for e in &evs {
             t.apply(e);
         }

@@ -219,17 +219,29 @@ fn text_cells_that_a_spreadsheet_would_run_are_neutralised_and_figures_stay_numb
         csv.contains(",\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"win\"\")\",'@SUM(A1),"),
         "{csv}"
     );
-    assert!(!csv.contains(",=") && !csv.contains(",@") && !csv.contains(",\"="), "{csv}");
+    assert!(
+        !csv.contains(",=") && !csv.contains(",@") && !csv.contains(",\"="),
+        "{csv}"
+    );
     for nickname in ["'+1+1", "'-2-2", "'\tcmd", "\"'\rcmd\""] {
-        assert!(csv.contains(&format!(",{nickname},")), "{nickname:?}: {csv}");
+        assert!(
+            csv.contains(&format!(",{nickname},")),
+            "{nickname:?}: {csv}"
+        );
     }
     let row = s.rows.iter().find(|r| r.player == pid(10)).unwrap();
     assert_eq!(row.points.penalties.to_string(), "-0.5");
-    let line = csv.split("\r\n").find(|l| l.contains("'=HYPERLINK")).unwrap();
+    let line = csv
+        .split("\r\n")
+        .find(|l| l.contains("'=HYPERLINK"))
+        .unwrap();
     assert!(line.contains(",-0.5,"), "the penalty is a number: {line}");
 
     let games = export::games_csv(&export::game_points(&cup.t));
-    let line = games.split("\r\n").find(|l| l.contains("HYPERLINK")).unwrap();
+    let line = games
+        .split("\r\n")
+        .find(|l| l.contains("HYPERLINK"))
+        .unwrap();
     assert!(line.contains(",\"'=HYPERLINK("), "{line}");
     assert!(line.contains(",-0.5,"), "the penalty is a number: {line}");
 }

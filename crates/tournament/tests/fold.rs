@@ -113,7 +113,11 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
             }
             // Results come from the referee's log; now and then a person
             // tries, and is refused.
-            let by = if c % 7 == 3 { actor(c) } else { Actor::RefereeLog };
+            let by = if c % 7 == 3 {
+                actor(c)
+            } else {
+                Actor::RefereeLog
+            };
             return (
                 by,
                 TournamentCommand::RecordResult {

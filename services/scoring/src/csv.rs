@@ -30,7 +30,11 @@ impl Lines<'_> {
     /// line starts at that line's end, so leading line ends are skipped.
     fn at(&mut self, byte: u64) -> usize {
         let mut at = byte as usize;
-        while self.text.get(at).is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+        while self
+            .text
+            .get(at)
+            .is_some_and(|b| matches!(b, b'\n' | b'\r'))
+        {
             at += 1;
         }
         let at = at.min(self.text.len());
@@ -151,7 +155,11 @@ mod tests {
         let e = parse_players(&csv).unwrap_err();
         assert_eq!(e.line, MAX_PLAYERS + 1);
         assert!(e.to_string().contains(&MAX_PLAYERS.to_string()), "{e}");
-        let at_cap: String = csv.lines().take(MAX_PLAYERS).map(|l| format!("{l}\n")).collect();
+        let at_cap: String = csv
+            .lines()
+            .take(MAX_PLAYERS)
+            .map(|l| format!("{l}\n"))
+            .collect();
         assert_eq!(parse_players(&at_cap).unwrap().len(), MAX_PLAYERS);
     }
 

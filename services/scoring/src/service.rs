@@ -133,8 +133,7 @@ impl ScoringService {
             let held = h.lock().await;
             // Who may comes before what the state allows: the seating's
             // tables when there is one, else the whole tournament.
-            match crate::seat_round::command(&held.tournament, &stage, r.round, r.seed, policies)
-            {
+            match crate::seat_round::command(&held.tournament, &stage, r.round, r.seed, policies) {
                 Ok((cmd, metrics)) => {
                     actor_for(&caller, &held.tournament, &cmd)?;
                     (cmd, metrics)
@@ -178,8 +177,7 @@ impl ScoringService {
         let h = self.store.get(&id).await.map_err(status)?;
         let games = {
             let held = h.lock().await;
-            let games =
-                crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?;
+            let games = crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?;
             // All or nothing, before anything is assigned or opened: the
             // service opens games with its own credential, so only those
             // its caller may open.
@@ -366,8 +364,7 @@ impl Scoring for ScoringService {
             )));
         }
         let lines = crate::export::history_for(&caller, history(&h.tournament, &player));
-        let json = serde_json::to_string(&lines)
-            .map_err(|e| Status::internal(e.to_string()))?;
+        let json = serde_json::to_string(&lines).map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(PlayerHistoryReply { history_json: json }))
     }
 }

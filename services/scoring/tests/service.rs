@@ -201,7 +201,11 @@ async fn a_judge_cannot_forge_his_games_result_and_the_played_game_counts() {
     assert_eq!(standings(&mut c).await, before, "nothing shown");
     play_table_1(log, 7).await;
     running.follower_reached(|p| p.ends_seen >= 1).await;
-    assert_eq!(summary(&mut c).await.scored_games, 1, "the real game counts");
+    assert_eq!(
+        summary(&mut c).await.scored_games,
+        1,
+        "the real game counts"
+    );
     running.shutdown().await;
 }
 
@@ -289,7 +293,11 @@ async fn a_grant_of_one_table_acts_and_reads_on_that_table_only() {
         ("chief-t2-token", &decide(1), "game cup.main.r1.t1.g1"),
         ("chief-t2-token", &approve, "game cup.main.r1.t1.g1"),
         ("chief-t2-token", &swap, "table 1 of round 2"),
-        ("chief-t2-token", &TournamentCommand::PublishStandings, "whole tournament cup"),
+        (
+            "chief-t2-token",
+            &TournamentCommand::PublishStandings,
+            "whole tournament cup",
+        ),
         ("org-t2-token", &seat_round_2, "table 1 of round 2"),
         ("org-t2-token", &stage, "whole tournament cup"),
         ("org-other-token", &stage, "whole tournament cup"),

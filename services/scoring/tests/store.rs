@@ -47,7 +47,9 @@ async fn run(
     cmd: TournamentCommand,
 ) -> Result<u64, StoreError> {
     store
-        .command(id, move |t| Ok(t.command(&cmd, &Actor::Organiser, 1_000)?))
+        .command(id, move |t| {
+            Ok(t.command(&cmd, &Actor::Organiser, 1_000)?)
+        })
         .await
         .map(|(_, v)| v)
 }
@@ -126,7 +128,9 @@ async fn seated_tournament(store: &Arc<Store>, id: &TournamentId) -> GameId {
     });
     for cmd in cmds {
         store
-            .command(id, move |t| Ok(t.command(&cmd, &Actor::Organiser, 2_000)?))
+            .command(id, move |t| {
+                Ok(t.command(&cmd, &Actor::Organiser, 2_000)?)
+            })
             .await
             .unwrap();
     }
@@ -239,7 +243,12 @@ impl EventLog for HeldAfterAppend {
     async fn read(&self, game: &str, from: u64, max: usize) -> Result<Vec<StoredEvent>, LogError> {
         self.log.read(game, from, max).await
     }
-    async fn acquire_lease(&self, game: &str, owner: &str, ttl: Duration) -> Result<Lease, LogError> {
+    async fn acquire_lease(
+        &self,
+        game: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Lease, LogError> {
         self.log.acquire_lease(game, owner, ttl).await
     }
     async fn renew_lease(
@@ -274,7 +283,10 @@ async fn a_command_whose_caller_goes_away_after_the_append_is_still_applied() {
     });
     let store = Arc::new(Store::new(log.clone()));
     let id = TournamentId::new("cup").unwrap();
-    store.create(spec(&id), &Actor::Organiser, 1_000).await.unwrap();
+    store
+        .create(spec(&id), &Actor::Organiser, 1_000)
+        .await
+        .unwrap();
     tokio::select! {
         r = run(&store, &id, register("p1")) => panic!("the append was held: {r:?}"),
         () = log.appended.notified() => {} // the caller goes away here
