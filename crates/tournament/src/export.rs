@@ -94,7 +94,6 @@ pub fn game_points(t: &Tournament) -> Vec<GamePoints> {
     out
 }
 
-/// A CSV field, quoted only when it must be (RFC 4180).
 /// A text cell (a name, a nickname, a club, an id) as a spreadsheet must
 /// take it: one starting with `=`, `+`, `-`, `@`, a tab or a carriage
 /// return is prefixed with `'` (OWASP's CSV injection advice), so
@@ -109,6 +108,7 @@ pub fn csv_text(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A CSV field, quoted only when it must be (RFC 4180).
 fn field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
         out.push('"');
