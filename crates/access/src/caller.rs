@@ -10,8 +10,13 @@
 //!
 //! A table judge asking for a game outside its scope is refused rather than
 //! shown the public view, so a judge's screen never mixes audiences.
+//!
+//! Ruling (chief judge) and organising (organiser or chief judge) are
+//! checked against a [`Scope`], the exact games an action touches: one of
+//! the grant's patterns must cover all of them, so a grant of table 9
+//! never rules on table 1 nor on the whole tournament.
 
-use crate::{AuthError, GamePattern};
+use crate::{AuthError, GamePattern, Scope};
 use mafia_record::{GameId, TournamentId};
 use mafia_rules::Audience;
 use serde::{Deserialize, Serialize};
@@ -91,7 +96,7 @@ impl Caller {
     fn deny(action: &'static str, id: &GameId) -> AuthError {
         AuthError::Denied {
             action,
-            game: id.to_string(),
+            what: format!("game {id}"),
         }
     }
 
@@ -113,33 +118,42 @@ impl Caller {
         }
     }
 
-    /// Rule on the tournament's judge inputs, approvals and appeals.
-    pub fn may_rule(&self, t: &TournamentId) -> Result<(), AuthError> {
-        match self {
-            Caller::Known(g)
-                if g.role == Role::ChiefJudge && g.games.iter().any(|p| p.touches(t)) =>
-            {
-                Ok(())
-            }
-            _ => Err(AuthError::Denied {
-                action: "rule on",
-                game: t.to_string(),
-            }),
-        }
+    /// Rule (approve, decide appeals, swap seats, draw lots) on every game
+    /// `scope` touches: a chief judge whose grant covers all of them.
+    pub fn may_rule(&self, scope: &Scope) -> Result<(), AuthError> {
+        self.may_act(&[Role::ChiefJudge], "rule on", scope)
     }
 
-    /// Manage the tournament (players, seating, opening its games).
-    pub fn may_organise(&self, t: &TournamentId) -> Result<(), AuthError> {
+    /// Manage (players, stages, seating, assigning and opening games) every
+    /// game `scope` touches: an organiser or a chief judge whose grant
+    /// covers all of them.
+    pub fn may_organise(&self, scope: &Scope) -> Result<(), AuthError> {
+        self.may_act(&[Role::Organiser, Role::ChiefJudge], "organise", scope)
+    }
+
+    /// Whether this caller rules on some game of `t`: a chief judge's
+    /// dashboard of `t`, which then lists only the games
+    /// [`Caller::may_rule`] allows.
+    pub fn rules_in(&self, t: &TournamentId) -> bool {
+        matches!(self, Caller::Known(g) if g.role == Role::ChiefJudge && g.games.iter().any(|p| p.touches(t)))
+    }
+
+    fn may_act(
+        &self,
+        roles: &[Role],
+        action: &'static str,
+        scope: &Scope,
+    ) -> Result<(), AuthError> {
+        let wanted = scope.pattern();
         match self {
             Caller::Known(g)
-                if matches!(g.role, Role::Organiser | Role::ChiefJudge)
-                    && g.games.iter().any(|p| p.touches(t)) =>
+                if roles.contains(&g.role) && g.games.iter().any(|p| p.contains(&wanted)) =>
             {
                 Ok(())
             }
             _ => Err(AuthError::Denied {
-                action: "organise",
-                game: t.to_string(),
+                action,
+                what: scope.to_string(),
             }),
         }
     }
@@ -221,19 +235,57 @@ mod tests {
         assert_eq!(p.audience_for(&id("a.main.r1.t1.g1")), Ok(Audience::Public));
         assert!(p.may_open(&id("a.main.r1.t1.g1")).is_err());
         assert!(p.may_judge(&id("a.main.r1.t1.g1")).is_err());
-        assert!(p.may_rule(&"a".parse().unwrap()).is_err());
+        assert!(p
+            .may_rule(&Scope::Tournament("a".parse().unwrap()))
+            .is_err());
+    }
+
+    fn whole(t: &str) -> Scope {
+        Scope::Tournament(t.parse().unwrap())
     }
 
     #[test]
     fn only_a_chief_judge_of_the_tournament_rules_on_it() {
         let chief = caller(Role::ChiefJudge, &["cup.*.*.*.*"]);
-        assert!(chief.may_rule(&"cup".parse().unwrap()).is_ok());
-        assert!(chief.may_rule(&"other".parse().unwrap()).is_err());
+        assert!(chief.may_rule(&whole("cup")).is_ok());
+        assert!(chief.may_rule(&whole("other")).is_err());
         assert!(caller(Role::Organiser, &["*"])
-            .may_rule(&"cup".parse().unwrap())
+            .may_rule(&whole("cup"))
             .is_err());
         assert!(caller(Role::Organiser, &["*"])
-            .may_organise(&"cup".parse().unwrap())
+            .may_organise(&whole("cup"))
             .is_ok());
+    }
+
+    /// A grant of table 9 is checked against the exact games an action
+    /// touches: table 9's game and round table, never table 1 nor the
+    /// whole tournament.
+    #[test]
+    fn a_grant_of_one_table_acts_on_that_table_only() {
+        for (role, check) in [
+            (
+                Role::ChiefJudge,
+                Caller::may_rule as fn(&Caller, &Scope) -> Result<(), AuthError>,
+            ),
+            (Role::Organiser, Caller::may_organise),
+        ] {
+            let c = caller(role, &["cup.*.*.t9.*"]);
+            assert!(check(&c, &Scope::Game(id("cup.main.r1.t9.g1"))).is_ok());
+            let table = |t| Scope::Table {
+                tournament: "cup".parse().unwrap(),
+                stage: "main".parse().unwrap(),
+                round: 1,
+                table: t,
+            };
+            assert!(check(&c, &table(9)).is_ok());
+            assert!(check(&c, &table(1)).is_err());
+            assert!(check(&c, &Scope::Game(id("cup.main.r1.t1.g1"))).is_err());
+            let e = check(&c, &whole("cup")).unwrap_err();
+            assert!(e.to_string().contains("whole tournament cup"), "{e}");
+            assert!(check(&c, &whole("other")).is_err());
+        }
+        let chief = caller(Role::ChiefJudge, &["cup.*.*.t9.*"]);
+        assert!(chief.rules_in(&"cup".parse().unwrap()));
+        assert!(!chief.rules_in(&"other".parse().unwrap()));
     }
 }

@@ -9,12 +9,14 @@ pub mod bearer;
 pub mod caller;
 pub mod config;
 pub mod pattern;
+pub mod scope;
 pub mod tokens;
 
 pub use bearer::bearer;
 pub use caller::{Caller, Grant, Role};
 pub use config::{TokenEntry, TokenFile, ENV_TOKENS, ENV_TOKENS_FILE};
 pub use pattern::GamePattern;
+pub use scope::Scope;
 pub use tokens::{random_token, Tokens};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,9 +26,10 @@ pub enum AuthError {
     BadToken,
     #[error("authorization must be `Bearer <token>`")]
     BadScheme,
-    /// The caller is known but this game is outside what it may do.
-    #[error("this token may not {action} game {game}")]
-    Denied { action: &'static str, game: String },
+    /// The caller is known but these games are outside what it may do:
+    /// `what` is a game, a table of a round or a whole tournament.
+    #[error("this token may not {action} {what}")]
+    Denied { action: &'static str, what: String },
     #[error("token config: {0}")]
     Config(String),
 }

@@ -50,6 +50,34 @@ impl GamePattern {
         }
     }
 
+    /// Every game of one table in one round, replays included.
+    pub fn table(t: &TournamentId, stage: &StageId, round: u32, table: u32) -> GamePattern {
+        GamePattern {
+            tournament: Some(t.clone()),
+            stage: Some(stage.clone()),
+            round: Some(round),
+            table: Some(table),
+            game: None,
+        }
+    }
+
+    /// Whether every game `other` covers is covered by this pattern: each
+    /// part is `*` here or the same there.
+    pub fn contains(&self, other: &GamePattern) -> bool {
+        fn part<T: PartialEq>(mine: &Option<T>, theirs: &Option<T>) -> bool {
+            match (mine, theirs) {
+                (None, _) => true,
+                (Some(m), Some(t)) => m == t,
+                (Some(_), None) => false,
+            }
+        }
+        part(&self.tournament, &other.tournament)
+            && part(&self.stage, &other.stage)
+            && part(&self.round, &other.round)
+            && part(&self.table, &other.table)
+            && part(&self.game, &other.game)
+    }
+
     pub fn covers(&self, id: &GameId) -> bool {
         self.tournament.as_ref().is_none_or(|t| *t == id.tournament)
             && self.stage.as_ref().is_none_or(|s| *s == id.stage)
@@ -209,6 +237,16 @@ mod tests {
         ] {
             assert!(bad.parse::<GamePattern>().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_pattern_contains_another_only_when_it_covers_all_its_games() {
+        assert!(pat("cup.*.*.*.*").contains(&pat("cup.main.r1.t3.*")));
+        assert!(pat("*").contains(&pat("cup.*.*.*.*")));
+        assert!(pat("cup.*.*.t3.*").contains(&pat("cup.main.r1.t3.*")));
+        assert!(!pat("cup.*.*.t3.*").contains(&pat("cup.*.*.*.*")));
+        assert!(!pat("cup.main.r1.t3.g1").contains(&pat("cup.main.r1.t3.*")));
+        assert!(!pat("cup.*.*.*.*").contains(&pat("other.*.*.*.*")));
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn build(sims: &[mafia_rules::sim::SimulatedGame]) -> (Built, GameId, GameFacts)
             let f = facts_for(sim.next().unwrap(), t);
             let inputs = inputs_for(&f);
             b.run(
-                &judge,
+                &Actor::RefereeLog,
                 TournamentCommand::RecordResult {
                     game: game.clone(),
                     facts: f,
@@ -266,12 +266,13 @@ fn main() {
         facts: extra_facts,
         ended_at: built.now,
     };
-    let judge = Actor::TableJudge(JudgeId::new("j1"));
     let mut copies: Vec<Tournament> = (0..100).map(|_| built.t.clone()).collect();
     let mut runs = Vec::new();
     for t in &mut copies {
         let start = Instant::now();
-        let evs = t.command(&cmd, &judge, built.now + 1000).unwrap();
+        let evs = t
+            .command(&cmd, &Actor::RefereeLog, built.now + 1000)
+            .unwrap();
         for e in &evs {
             t.apply(e);
         }

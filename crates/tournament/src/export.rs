@@ -94,6 +94,20 @@ pub fn game_points(t: &Tournament) -> Vec<GamePoints> {
     out
 }
 
+/// A text cell (a name, a nickname, a club, an id) as a spreadsheet must
+/// take it: one starting with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return is prefixed with `'` (OWASP's CSV injection advice), so
+/// `=HYPERLINK(…)` is shown, never run. Every text cell of every CSV the
+/// project writes goes through here; figures (`-0.4`) do not, and stay
+/// numbers.
+pub fn csv_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
 /// A CSV field, quoted only when it must be (RFC 4180).
 fn field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
@@ -165,9 +179,9 @@ fn standing_fields(r: &StandingRow) -> Vec<String> {
     let w = &r.wins_by_role;
     vec![
         r.rank.to_string(),
-        r.player.to_string(),
-        r.nickname.clone(),
-        r.club.clone().unwrap_or_default(),
+        csv_text(r.player.as_str()).into_owned(),
+        csv_text(&r.nickname).into_owned(),
+        csv_text(r.club.as_deref().unwrap_or_default()).into_owned(),
         r.withdrawn.to_string(),
         r.games.to_string(),
         r.wins.to_string(),
@@ -235,13 +249,13 @@ pub fn games_csv(rows: &[GamePoints]) -> String {
         record(
             &mut out,
             [
-                g.game.to_string(),
-                g.stage.to_string(),
+                csv_text(&g.game.to_string()).into_owned(),
+                csv_text(g.stage.as_str()).into_owned(),
                 g.round.to_string(),
                 g.table.to_string(),
                 g.seat.number().to_string(),
-                g.player.to_string(),
-                g.nickname.clone(),
+                csv_text(g.player.as_str()).into_owned(),
+                csv_text(&g.nickname).into_owned(),
                 role_name(g.role).to_owned(),
                 g.outcome.as_str().to_owned(),
                 p.base.to_string(),

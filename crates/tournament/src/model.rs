@@ -71,12 +71,16 @@ pub struct Judge {
 
 /// Who gives a command. The chief judge (ГС) approves, swaps seats, decides
 /// appeals and draws lots; a table judge acts only on the games bound to him.
+/// `RefereeLog` is the referee's log of a game, read by the scoring
+/// service's follower: the only giver of `RecordResult`, and of nothing
+/// else. No token maps to it, so no person records or forges a result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", content = "judge", rename_all = "snake_case")]
 pub enum Actor {
     Organiser,
     ChiefJudge,
     TableJudge(JudgeId),
+    RefereeLog,
 }
 
 impl Actor {
@@ -91,6 +95,7 @@ impl fmt::Display for Actor {
             Actor::Organiser => f.write_str("the organiser"),
             Actor::ChiefJudge => f.write_str("the chief judge"),
             Actor::TableJudge(j) => write!(f, "table judge {j}"),
+            Actor::RefereeLog => f.write_str("the referee's log"),
         }
     }
 }

@@ -107,6 +107,8 @@ fn deny(actor: &Actor, action: &'static str, who: &'static str) -> TournamentErr
 const ORGANISER: &str = "the organiser";
 const ORGANISER_OR_CHIEF: &str = "the organiser or the chief judge";
 const CHIEF: &str = "the chief judge";
+const REFEREE_LOG: &str =
+    "the referee's log (a result is taken from the game's events; the chief judge changes it by deciding an appeal)";
 
 impl Tournament {
     /// The creation event of a new tournament; only the organiser creates.
@@ -229,7 +231,7 @@ impl Tournament {
                 judge: j.clone(),
                 game: game.id.clone(),
             }),
-            Actor::Organiser => Err(deny(
+            Actor::Organiser | Actor::RefereeLog => Err(deny(
                 actor,
                 action,
                 "the chief judge or the game's table judge",
@@ -426,10 +428,14 @@ impl Tournament {
                 facts,
                 ended_at,
             } => {
-                let g = self.game(game)?;
-                if *actor != Actor::Organiser {
-                    self.judge_of(actor, g, "record a result")?;
+                // A result is what the game's events say, read from the
+                // referee's log; a person changes it only by the chief
+                // judge's appeal decision (`result_changed`), recorded as
+                // such.
+                if *actor != Actor::RefereeLog {
+                    return Err(deny(actor, "record a result", REFEREE_LOG));
                 }
+                let g = self.game(game)?;
                 self.check_facts(game, facts)?;
                 if let Some(r) = &g.result {
                     if &r.facts == facts && r.ended_at == *ended_at {
@@ -486,6 +492,9 @@ impl Tournament {
                 event_seq,
                 text,
             } => {
+                if *actor == Actor::RefereeLog {
+                    return Err(deny(actor, "file an appeal", "a person"));
+                }
                 let (_, r) = self.finished(game)?;
                 let window = self.scheme.appeal_window_ms();
                 let chief_review = actor.is_chief() && self.scheme.chief_review_clause.is_some();

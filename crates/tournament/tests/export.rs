@@ -178,3 +178,70 @@ fn the_committed_fixture_log_is_this_tournament() {
     }
     assert_eq!(std::fs::read_to_string(path).unwrap(), lines);
 }
+
+/// A nickname `=HYPERLINK(…)`, a club `@…` and an id `+…` reach the CSVs
+/// as text a spreadsheet shows, never as formulas it runs (prefixed `'`);
+/// a negative figure (a big penalty, -0.5) stays a number.
+#[test]
+fn text_cells_that_a_spreadsheet_would_run_are_neutralised_and_figures_stay_numbers() {
+    let mut cup = Cup::new(Scheme::rfm(), 9, 3);
+    cup.ok(
+        Actor::Organiser,
+        TournamentCommand::RegisterPlayer {
+            player: Player {
+                id: pid(10),
+                nickname: "=HYPERLINK(\"http://evil.example\",\"win\")".into(),
+                club: Some("@SUM(A1)".into()),
+                photo_url: None,
+            },
+        },
+    );
+    for (n, nickname) in [(11, "+1+1"), (12, "-2-2"), (13, "\tcmd"), (14, "\rcmd")] {
+        cup.ok(
+            Actor::Organiser,
+            TournamentCommand::RegisterPlayer {
+                player: Player {
+                    id: pid(n),
+                    nickname: nickname.into(),
+                    club: None,
+                    photo_url: None,
+                },
+            },
+        );
+    }
+    let g = cup.seat_round("main", 1, &[ten(1)]).remove(0);
+    let mut f = cup.facts(&g, Some(Team::Red));
+    f.seats[9].big_penalties = 1;
+    cup.record(&g, f);
+    let s = standings(&cup.t);
+    let csv = export::standings_csv(&s);
+    assert!(
+        csv.contains(",\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"win\"\")\",'@SUM(A1),"),
+        "{csv}"
+    );
+    assert!(
+        !csv.contains(",=") && !csv.contains(",@") && !csv.contains(",\"="),
+        "{csv}"
+    );
+    for nickname in ["'+1+1", "'-2-2", "'\tcmd", "\"'\rcmd\""] {
+        assert!(
+            csv.contains(&format!(",{nickname},")),
+            "{nickname:?}: {csv}"
+        );
+    }
+    let row = s.rows.iter().find(|r| r.player == pid(10)).unwrap();
+    assert_eq!(row.points.penalties.to_string(), "-0.5");
+    let line = csv
+        .split("\r\n")
+        .find(|l| l.contains("'=HYPERLINK"))
+        .unwrap();
+    assert!(line.contains(",-0.5,"), "the penalty is a number: {line}");
+
+    let games = export::games_csv(&export::game_points(&cup.t));
+    let line = games
+        .split("\r\n")
+        .find(|l| l.contains("HYPERLINK"))
+        .unwrap();
+    assert!(line.contains(",\"'=HYPERLINK("), "{line}");
+    assert!(line.contains(",-0.5,"), "the penalty is a number: {line}");
+}

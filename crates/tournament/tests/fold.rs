@@ -111,11 +111,21 @@ fn command(cup: &Cup, op: u8, a: u8, b: u8, c: u16) -> (Actor, TournamentCommand
                     s.player = t.player_at(s.seat).clone();
                 }
             }
-            TournamentCommand::RecordResult {
-                game: g,
-                facts: f,
-                ended_at: cup.now - (c as i64 % 3) * 1000,
-            }
+            // Results come from the referee's log; now and then a person
+            // tries, and is refused.
+            let by = if c % 7 == 3 {
+                actor(c)
+            } else {
+                Actor::RefereeLog
+            };
+            return (
+                by,
+                TournamentCommand::RecordResult {
+                    game: g,
+                    facts: f,
+                    ended_at: cup.now - (c as i64 % 3) * 1000,
+                },
+            );
         }
         6 => {
             let Some(g) = game(a) else { return fallback };

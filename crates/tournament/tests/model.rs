@@ -152,15 +152,6 @@ fn a_table_judge_acts_only_on_his_own_games() {
     let g = cup.seat_round("main", 1, &[ten(1)]).remove(0);
     let f = cup.facts(&g, Some(Team::Red));
     let other = Actor::TableJudge(JudgeId::new("j2"));
-    let e = cup.err(
-        other.clone(),
-        TournamentCommand::RecordResult {
-            game: g.clone(),
-            facts: f.clone(),
-            ended_at: T0,
-        },
-    );
-    assert!(matches!(e, TournamentError::JudgeNotBound { .. }), "{e}");
     cup.record(&g, f);
     assert!(matches!(
         cup.inputs(other, &g, &[(1, 30)]),
@@ -182,17 +173,17 @@ fn recording_a_result_twice_is_idempotent() {
         facts: f.clone(),
         ended_at: T0 + 5 * MIN,
     };
-    assert_eq!(cup.ok(Actor::Organiser, cmd.clone()).len(), 1);
+    assert_eq!(cup.ok(Actor::RefereeLog, cmd.clone()).len(), 1);
     let before = standings(&cup.t);
     for _ in 0..3 {
-        assert!(cup.ok(Actor::Organiser, cmd.clone()).is_empty());
+        assert!(cup.ok(Actor::RefereeLog, cmd.clone()).is_empty());
     }
     assert_eq!(standings(&cup.t), before);
     assert_eq!(cup.row(1).games, 1);
     let mut other = f;
     other.winner = Some(Team::Black);
     let e = cup.err(
-        Actor::Organiser,
+        Actor::RefereeLog,
         TournamentCommand::RecordResult {
             game: g.clone(),
             facts: other,
@@ -202,6 +193,73 @@ fn recording_a_result_twice_is_idempotent() {
     assert_eq!(e, TournamentError::ResultAlreadyRecorded(g));
 }
 
+/// Results are taken from the referee's log only: the organiser, the chief
+/// judge and even the game's own table judge are refused, for a game not
+/// played and for one already scored; the recorded result then changes only
+/// by the chief judge's appeal decision, which is kept with its reason.
+#[test]
+fn a_result_comes_only_from_the_referee_log_and_changes_only_by_appeal() {
+    let mut cup = Cup::new(Scheme::rfm(), 10, 3);
+    let g = cup.seat_round("main", 1, &[ten(1)]).remove(0);
+    let forged = cup.facts(&g, Some(Team::Red));
+    let record = |facts: &GameFacts| TournamentCommand::RecordResult {
+        game: g.clone(),
+        facts: facts.clone(),
+        ended_at: T0,
+    };
+    for person in [Actor::Organiser, Actor::ChiefJudge, judge()] {
+        let e = cup.err(person.clone(), record(&forged));
+        assert!(
+            matches!(e, TournamentError::NotPermitted { .. })
+                && e.to_string().contains("referee's log"),
+            "{person}: {e}"
+        );
+    }
+    assert!(cup.t.games[&g].result.is_none(), "nothing recorded");
+    let real = cup.facts(&g, Some(Team::Black));
+    cup.ok(Actor::RefereeLog, record(&real));
+    let mut other = real.clone();
+    other.winner = Some(Team::Red);
+    assert!(matches!(
+        cup.err(Actor::ChiefJudge, record(&other)),
+        TournamentError::NotPermitted { .. }
+    ));
+    assert_eq!(
+        cup.err(Actor::RefereeLog, record(&other)),
+        TournamentError::ResultAlreadyRecorded(g.clone())
+    );
+    assert_eq!(cup.t.games[&g].winner(), Some(Some(Team::Black)));
+    cup.ok(
+        Actor::ChiefJudge,
+        TournamentCommand::FileAppeal {
+            game: g.clone(),
+            player: None,
+            event_seq: None,
+            text: "the vote was miscounted".into(),
+        },
+    );
+    cup.ok(
+        Actor::ChiefJudge,
+        TournamentCommand::DecideAppeal {
+            appeal: 1,
+            decision: AppealDecision::ResultChanged {
+                winner: Some(Team::Red),
+            },
+            reason: "the recount".into(),
+        },
+    );
+    assert_eq!(cup.t.games[&g].winner(), Some(Some(Team::Red)));
+    let decided = cup.t.appeals[&1].decided.as_ref().unwrap();
+    assert_eq!(decided.by, Actor::ChiefJudge);
+    assert_eq!(decided.reason, "the recount");
+    assert_eq!(
+        cup.t.games[&g].result.as_ref().unwrap().facts,
+        real,
+        "the log's facts stay as they were; the appeal overrides the winner"
+    );
+    cup.assert_fold_matches();
+}
+
 #[test]
 fn a_result_whose_players_are_not_the_seated_ones_is_refused() {
     let mut cup = Cup::new(Scheme::rfm(), 11, 3);
@@ -209,7 +267,7 @@ fn a_result_whose_players_are_not_the_seated_ones_is_refused() {
     let mut f = cup.facts(&g, Some(Team::Red));
     f.seats[6].player = pid(11);
     let e = cup.err(
-        judge(),
+        Actor::RefereeLog,
         TournamentCommand::RecordResult {
             game: g.clone(),
             facts: f,
@@ -370,7 +428,7 @@ fn a_simulated_games_facts_are_recorded_from_the_engine() {
     }
     let ended = sim.events.last().unwrap().at;
     cup.ok(
-        judge(),
+        Actor::RefereeLog,
         TournamentCommand::RecordResult {
             game: g,
             facts: f.clone(),

@@ -7,8 +7,9 @@
 //!
 //! The ledger counts only finished games whose result the scoring service
 //! recorded; what the public gets leaves out, besides, the extras still
-//! waiting for the chief judge. Only the chief judge of a tournament (the
-//! access model's `may_rule`) sees those.
+//! waiting for the chief judge. Only a chief judge of the whole tournament
+//! (the access model's `may_rule`) sees those in the standings; a chief
+//! judge's approvals and appeals list only the games he rules on.
 
 use std::time::Instant;
 
@@ -21,6 +22,7 @@ use axum::routing::get;
 use axum::Router;
 use bytes::Bytes;
 use futures::{SinkExt, Stream, StreamExt};
+use mafia_access::Scope;
 use mafia_record::TournamentId;
 use mafia_tournament::export;
 use mafia_tournament::standings::PointsSplit;
@@ -32,9 +34,16 @@ use crate::auth::{caller_of, Caller};
 pub use crate::board::{follow, Board, FollowError, Snapshot};
 use crate::closing::{frame, send_close, GOING_AWAY};
 
-/// Whether the caller may see what waits for the chief judge.
+/// Whether the caller may see what waits for the chief judge in the
+/// standings, whose sums mix every game: a chief judge of the whole
+/// tournament.
 fn is_chief(caller: &Caller, t: &TournamentId) -> bool {
-    caller.may_rule(t).is_ok()
+    caller.may_rule(&Scope::Tournament(t.clone())).is_ok()
+}
+
+/// Whether the caller rules on this game (its approvals and appeals).
+fn rules_on(caller: &Caller, game: &mafia_record::GameId) -> bool {
+    caller.may_rule(&Scope::Game(game.clone())).is_ok()
 }
 
 /// The standings `caller` may see.
@@ -272,12 +281,15 @@ fn snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
     board(ctx)?.get(&id).ok_or_else(|| Error::new(unknown(&id)))
 }
 
-/// For the chief judge of the tournament only.
+/// For a chief judge of the tournament only, who then reads only the games
+/// he rules on (`rules_on`).
 fn chief_snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
     let id = parse_tournament(tournament).map_err(Error::new)?;
-    caller(ctx)
-        .may_rule(&id)
-        .map_err(|e| Error::new(e.to_string()))?;
+    if !caller(ctx).rules_in(&id) {
+        return Err(Error::new(format!(
+            "this token may not rule on any game of {id}: only a chief judge reads its games' approvals and appeals"
+        )));
+    }
     snapshot(ctx, tournament)
 }
 
@@ -313,7 +325,7 @@ impl StandingsQuery {
         if !t.players.contains_key(&p) {
             return Err(Error::new(format!("no player {player} in {}", t.id)));
         }
-        let chief = is_chief(caller(ctx), &t.id);
+        let who = caller(ctx);
         Ok(mafia_tournament::history(t, &p)
             .into_iter()
             .map(|h| HistoryGame {
@@ -323,7 +335,11 @@ impl StandingsQuery {
                 role: role_name(h.role),
                 outcome: h.outcome.as_str().to_owned(),
                 points: h.points.into(),
-                extra_pending: if chief { h.extra_pending.to_f64() } else { 0.0 },
+                extra_pending: if rules_on(who, &h.game) {
+                    h.extra_pending.to_f64()
+                } else {
+                    0.0
+                },
                 best_move_hits: h.best_move_hits,
                 first_night_killed: h.first_night_killed,
             })
@@ -341,6 +357,7 @@ impl StandingsQuery {
             .tournament
             .pending_approvals()
             .into_iter()
+            .filter(|(g, _)| rules_on(caller(ctx), g))
             .map(|(g, item)| {
                 let v = serde_json::to_value(&item).unwrap_or_default();
                 PendingApproval {
@@ -359,6 +376,7 @@ impl StandingsQuery {
             .tournament
             .open_appeals()
             .into_iter()
+            .filter(|a| rules_on(caller(ctx), &a.game))
             .map(Appeal::from)
             .collect())
     }
@@ -367,7 +385,13 @@ impl StandingsQuery {
     /// tournament's audit trail of appeals; the chief judge only.
     async fn appeals(&self, ctx: &Context<'_>, tournament: String) -> Result<Vec<Appeal>> {
         let snap = chief_snapshot(ctx, &tournament)?;
-        Ok(snap.tournament.appeals.values().map(Appeal::from).collect())
+        Ok(snap
+            .tournament
+            .appeals
+            .values()
+            .filter(|a| rules_on(caller(ctx), &a.game))
+            .map(Appeal::from)
+            .collect())
     }
 }
 

@@ -10,7 +10,7 @@ mod cup;
 
 use std::net::SocketAddr;
 
-use common::{connect, next_json, refused, Ws, BROADCAST, CHIEF};
+use common::{connect, next_json, refused, Ws, BROADCAST, CHIEF, CHIEF_T2};
 use cup::{empty_gateway, folded, gateway, http, run, score_round_3, write_cup};
 use futures::SinkExt;
 use mafia_tournament::{export, standings, Actor, AppealDecision, TournamentCommand};
@@ -218,6 +218,47 @@ async fn pending_approvals_and_open_appeals_are_for_the_chief_judge_only() {
     };
     assert_eq!(pending(&gql(gw.addr, Some(CHIEF), q).await), 1);
     assert_eq!(pending(&gql(gw.addr, Some(BROADCAST), q).await), 0);
+}
+
+/// A chief judge of table 2 reads table 2's approvals and appeals only: the
+/// extra waiting on table 1 and an appeal against table 1's game are not
+/// his, nor the standings' pending sums, which mix every game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chief_judge_of_one_table_reads_only_that_tables_approvals_and_appeals() {
+    let gw = gateway().await;
+    let (mut ws, _) = first_table(gw.addr, None).await;
+    let game: mafia_record::GameId = "cup.main.r1.t1.g1".parse().unwrap();
+    let t = folded(&gw.log).await;
+    let ended = t.games[&game].result.as_ref().unwrap().ended_at;
+    let file = TournamentCommand::FileAppeal {
+        game,
+        player: None,
+        event_seq: None,
+        text: "table 1".into(),
+    };
+    run(&gw.log, &file, &Actor::Organiser, ended + 60_000).await;
+    next_json(&mut ws).await;
+    let q = "{ pendingApprovals(tournament: \"cup\") { game } openAppeals(tournament: \"cup\") { id } appeals(tournament: \"cup\") { id } standings(tournament: \"cup\") { rows { extraPending } } }";
+    // Approvals, open appeals, appeals, and rows with a pending extra.
+    let seen = |v: &Value| {
+        let count = |field: &str| v["data"][field].as_array().unwrap().len();
+        let rows = v["data"]["standings"]["rows"].as_array().unwrap();
+        let pending = rows
+            .iter()
+            .filter(|r| r["extraPending"].as_f64() != Some(0.0))
+            .count();
+        [
+            count("pendingApprovals"),
+            count("openAppeals"),
+            count("appeals"),
+            pending,
+        ]
+    };
+    let all = gql(gw.addr, Some(CHIEF), q).await;
+    assert_eq!(seen(&all), [1, 1, 1, 1], "{all}");
+    let t2 = gql(gw.addr, Some(CHIEF_T2), q).await;
+    assert!(t2["errors"].is_null(), "{t2}");
+    assert_eq!(seen(&t2), [0, 0, 0, 0], "{t2}");
 }
 
 async fn gql_ws(addr: SocketAddr) -> Ws {

@@ -4,8 +4,14 @@
 //! tournament; he acts as that judge, and only for a game his grant covers
 //! (the crate then checks the game is bound to him). A table judge token
 //! without a name acts as the judge the tournament bound to the game.
+//!
+//! The organiser and the chief judge are checked against the exact games a
+//! command touches (`touches.rs`), never against the tournament as a whole
+//! because some pattern names it. No caller gives `RecordResult`: results
+//! come from the referee's log through the game follower.
 
-use mafia_access::{Caller, Role, Tokens};
+use crate::touches::touches;
+use mafia_access::{Caller, Role, Scope, Tokens};
 use mafia_record::TournamentId;
 use mafia_tournament::{Actor, JudgeId, Tournament, TournamentCommand};
 use tonic::metadata::MetadataMap;
@@ -23,7 +29,9 @@ pub fn authenticate(tokens: &Tokens, meta: &MetadataMap) -> Result<Caller, Statu
 pub fn creator(caller: &Caller, id: &TournamentId) -> Result<Actor, Status> {
     match caller.role() {
         Some(Role::Organiser) => {
-            caller.may_organise(id).map_err(status)?;
+            caller
+                .may_organise(&Scope::Tournament(id.clone()))
+                .map_err(status)?;
             Ok(Actor::Organiser)
         }
         _ => Err(Status::permission_denied(format!(
@@ -33,19 +41,30 @@ pub fn creator(caller: &Caller, id: &TournamentId) -> Result<Actor, Status> {
     }
 }
 
-/// The actor a caller commands `t` as.
+/// Why `record_result` is refused to every caller.
+pub const NOT_A_CLIENT_COMMAND: &str = "record_result is not a client command: a result is taken only from the referee's log of the game (the scoring service's game follower), and changes only by the chief judge's appeal decision (decide_appeal, result_changed)";
+
+/// The actor a caller commands `t` as, once its grant covers every game
+/// the command touches.
 pub fn actor_for(
     caller: &Caller,
     t: &Tournament,
     cmd: &TournamentCommand,
 ) -> Result<Actor, Status> {
+    if matches!(cmd, TournamentCommand::RecordResult { .. }) {
+        return Err(Status::permission_denied(NOT_A_CLIENT_COMMAND));
+    }
     match caller.role() {
         Some(Role::Organiser) => {
-            caller.may_organise(&t.id).map_err(status)?;
+            for scope in touches(t, cmd) {
+                caller.may_organise(&scope).map_err(status)?;
+            }
             Ok(Actor::Organiser)
         }
         Some(Role::ChiefJudge) => {
-            caller.may_rule(&t.id).map_err(status)?;
+            for scope in touches(t, cmd) {
+                caller.may_rule(&scope).map_err(status)?;
+            }
             Ok(Actor::ChiefJudge)
         }
         Some(Role::TableJudge) => {
@@ -76,7 +95,6 @@ fn game_of(cmd: &TournamentCommand) -> Option<&mafia_record::GameId> {
     use TournamentCommand as C;
     match cmd {
         C::AssignGame { game, .. }
-        | C::RecordResult { game, .. }
         | C::SubmitJudgeInputs { game, .. }
         | C::Approve { game, .. }
         | C::FileAppeal { game, .. } => Some(game),

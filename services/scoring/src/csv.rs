@@ -1,6 +1,8 @@
 //! Players from CSV: `id,nickname[,club[,photo_url]]`, one a line, an
 //! optional header line starting with `id`; fields as CSV quotes them. A
-//! broken line is named by number.
+//! broken line is named by number. At most [`MAX_PLAYERS`] players a CSV:
+//! registering is all or nothing, under the tournament's lock, so one call
+//! must stay short (a 200,000-line file once held the service for minutes).
 
 use mafia_tournament::{Player, PlayerId};
 
@@ -9,6 +11,43 @@ use mafia_tournament::{Player, PlayerId};
 pub struct CsvError {
     pub line: usize,
     pub why: String,
+}
+
+/// The most players one CSV registers; more is refused before anything is
+/// checked against the tournament (send a larger roster in several files).
+pub const MAX_PLAYERS: usize = 5_000;
+
+/// Line numbers of byte offsets, counted forward from the last one asked
+/// (records come in order), so numbering every record reads the text once.
+struct Lines<'a> {
+    text: &'a [u8],
+    byte: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    /// The line a record starting at `byte` is on: a record after a blank
+    /// line starts at that line's end, so leading line ends are skipped.
+    fn at(&mut self, byte: u64) -> usize {
+        let mut at = byte as usize;
+        while self
+            .text
+            .get(at)
+            .is_some_and(|b| matches!(b, b'\n' | b'\r'))
+        {
+            at += 1;
+        }
+        let at = at.min(self.text.len());
+        if at < self.byte {
+            (self.byte, self.line) = (0, 1);
+        }
+        self.line += self.text[self.byte..at]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        self.byte = at;
+        self.line
+    }
 }
 
 /// The players, each with its 1-based line number. Fields are CSV's
@@ -20,27 +59,19 @@ pub fn parse_players(text: &str) -> Result<Vec<(usize, Player)>, CsvError> {
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
-    // The reader's own line count skips blank lines, and a record after
-    // one starts at the blank line's end: count every line, from the
-    // record's first character.
-    let line_at = |byte: u64| {
-        let bytes = text.as_bytes();
-        let mut at = byte as usize;
-        while bytes.get(at).is_some_and(|b| matches!(b, b'\n' | b'\r')) {
-            at += 1;
-        }
-        bytes[..at.min(bytes.len())]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1
+    // The reader's own line count skips blank lines: count every line,
+    // from the record's first character.
+    let mut lines = Lines {
+        text: text.as_bytes(),
+        byte: 0,
+        line: 1,
     };
     for record in reader.records() {
         let record = record.map_err(|e| CsvError {
-            line: e.position().map_or(0, |p| line_at(p.byte())),
+            line: e.position().map_or(0, |p| lines.at(p.byte())),
             why: e.to_string(),
         })?;
-        let line = record.position().map_or(0, |p| line_at(p.byte()));
+        let line = record.position().map_or(0, |p| lines.at(p.byte()));
         if record.iter().any(|f| f.contains(['\n', '\r'])) {
             return Err(CsvError {
                 line,
@@ -57,6 +88,11 @@ pub fn parse_players(text: &str) -> Result<Vec<(usize, Player)>, CsvError> {
         }
         seen_row = true;
         let err = |why: String| CsvError { line, why };
+        if out.len() == MAX_PLAYERS {
+            return Err(err(format!(
+                "more than {MAX_PLAYERS} players: one CSV registers at most {MAX_PLAYERS} (send the rest in another)"
+            )));
+        }
         if fields.len() < 2 || fields.len() > 4 {
             return Err(err(format!(
                 "expected id,nickname[,club[,photo_url]], found {} field(s)",
@@ -109,6 +145,22 @@ mod tests {
         let p = parse_players("p1,\"Ann, the \"\"Fox\"\"\",\"Red, Square\"\n").unwrap();
         assert_eq!(p[0].1.nickname, "Ann, the \"Fox\"");
         assert_eq!(p[0].1.club.as_deref(), Some("Red, Square"));
+    }
+
+    #[test]
+    fn more_players_than_the_cap_are_refused_at_the_first_line_over_it() {
+        let csv: String = (1..=MAX_PLAYERS + 1)
+            .map(|n| format!("p{n},N{n}\n"))
+            .collect();
+        let e = parse_players(&csv).unwrap_err();
+        assert_eq!(e.line, MAX_PLAYERS + 1);
+        assert!(e.to_string().contains(&MAX_PLAYERS.to_string()), "{e}");
+        let at_cap: String = csv
+            .lines()
+            .take(MAX_PLAYERS)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(parse_players(&at_cap).unwrap().len(), MAX_PLAYERS);
     }
 
     #[test]

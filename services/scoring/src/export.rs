@@ -1,21 +1,33 @@
 //! `Export`: a tournament's files (`mafia_tournament::export`) over gRPC,
 //! the same bytes as `mafia export` and the gateway's `/export/`.
 
-use mafia_access::Caller;
+use mafia_access::{Caller, Scope};
 use mafia_proto::v1::{ExportKind, ExportReply, ExportRequest};
 use mafia_record::StageId;
-use mafia_tournament::{export, standings, Standings, Tournament};
+use mafia_tournament::{export, standings, HistoryLine, Points, Standings, Tournament};
 use tonic::Status;
 
-/// What `caller` may see of the standings: only the tournament's chief
-/// judge sees the extras still waiting for his approval.
+/// What `caller` may see of the standings: only a chief judge of the whole
+/// tournament sees the extras still waiting for approval (a player's sum
+/// mixes every game's).
 pub fn standings_for(caller: &Caller, t: &Tournament) -> Standings {
     let s = standings(t);
-    if caller.may_rule(&t.id).is_ok() {
+    if caller.may_rule(&Scope::Tournament(t.id.clone())).is_ok() {
         s
     } else {
         export::public_standings(s)
     }
+}
+
+/// A player's games, the extras waiting for approval shown only on the
+/// games `caller` rules on.
+pub fn history_for(caller: &Caller, mut lines: Vec<HistoryLine>) -> Vec<HistoryLine> {
+    for l in &mut lines {
+        if caller.may_rule(&Scope::Game(l.game.clone())).is_err() {
+            l.extra_pending = Points::ZERO;
+        }
+    }
+    lines
 }
 
 #[allow(clippy::result_large_err)] // tonic's Status is the handler's answer
@@ -24,7 +36,7 @@ pub fn export_file(
     t: &Tournament,
     req: &ExportRequest,
 ) -> Result<ExportReply, Status> {
-    let chief = caller.may_rule(&t.id).is_ok();
+    let chief = caller.may_rule(&Scope::Tournament(t.id.clone())).is_ok();
     let points = || {
         let g = export::game_points(t);
         if chief {

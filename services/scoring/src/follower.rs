@@ -129,7 +129,7 @@ pub async fn run(
 /// when its result was reached. Returns whether a new result was stored.
 /// Called on every game end the feed delivers and after every assignment:
 /// a game that ended before it was assigned is counted once it is.
-pub async fn score(store: &Store, game: &GameId) -> Result<bool, ScoreError> {
+pub async fn score(store: &Arc<Store>, game: &GameId) -> Result<bool, ScoreError> {
     let held = match store.get(&game.tournament).await {
         Ok(h) => h,
         Err(StoreError::NotFound(_)) => return Ok(false),
@@ -169,17 +169,28 @@ pub async fn score(store: &Store, game: &GameId) -> Result<bool, ScoreError> {
         return Ok(false);
     }
     let facts = GameFacts::from_game(&g, &envelopes).map_err(|e| corrupt(e.to_string()))?;
+    Ok(record(store, game, facts, ended_at).await?)
+}
+
+/// Records `facts` as `game`'s result, as the referee's log: the one way a
+/// result enters a tournament (no gRPC call reaches it; `score` calls it
+/// with what the game's events say, and tests at the store's level with
+/// facts of their own). Returns whether a new result was stored.
+pub async fn record(
+    store: &Arc<Store>,
+    game: &GameId,
+    facts: GameFacts,
+    ended_at: i64,
+) -> Result<bool, StoreError> {
     let cmd = TournamentCommand::RecordResult {
         game: game.clone(),
         facts,
         ended_at,
     };
     let now = now_ms();
-    // The referee's log is the authority on results: the service records
-    // them for the organiser.
     let (events, _) = store
-        .command(&game.tournament, |t| {
-            Ok(t.command(&cmd, &Actor::Organiser, now)?)
+        .command(&game.tournament, move |t| {
+            Ok(t.command(&cmd, &Actor::RefereeLog, now)?)
         })
         .await?;
     if !events.is_empty() {

@@ -16,6 +16,7 @@ pub mod seat_round;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod touches;
 
 pub use mafia_access::Tokens;
 pub use open_round::RefereeLink;

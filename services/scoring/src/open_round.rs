@@ -1,12 +1,25 @@
 //! Opening a seated round's games on the referee, so each table judge finds
 //! his game with the seated players already in its header.
 
+use mafia_access::{Caller, Scope};
 use mafia_proto::convert::request_from_header;
 use mafia_proto::v1::referee_client::RefereeClient;
 use mafia_record::{GameId, Header, StageId};
 use mafia_rules::{Deal, Player, RuleSet, Setup};
 use mafia_tournament::Tournament;
 use tonic::Status;
+
+/// Whether `caller` may assign and open every one of `games`; the first
+/// it may not is named and nothing is opened.
+pub fn may_open_all(caller: &Caller, games: &[(GameId, Header)]) -> Result<(), Status> {
+    for (game, _) in games {
+        caller
+            .may_organise(&Scope::Game(game.clone()))
+            .and_then(|()| caller.may_open(game))
+            .map_err(crate::actor::status)?;
+    }
+    Ok(())
+}
 
 /// Where the referee is and the organiser token the service opens games with.
 #[derive(Clone, Debug)]

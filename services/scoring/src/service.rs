@@ -43,6 +43,7 @@ pub fn status(e: StoreError) -> Status {
             _ => Status::failed_precondition(e.to_string()),
         },
         StoreError::Contended => Status::aborted(e.to_string()),
+        StoreError::Stopped => Status::unavailable(e.to_string()),
         StoreError::Log(_) | StoreError::Stored(_) => Status::unavailable(e.to_string()),
     }
 }
@@ -74,12 +75,13 @@ impl ScoringService {
         let h = self.store.get(id).await.map_err(status)?;
         let actor = actor_for(caller, &h.lock().await.tournament, &cmd)?;
         let now = now_ms();
+        let kind = std::mem::discriminant(&cmd);
         let (events, version) = self
             .store
-            .command(id, |t| Ok(t.command(&cmd, &actor, now)?))
+            .command(id, move |t| Ok(t.command(&cmd, &actor, now)?))
             .await
             .map_err(status)?;
-        tracing::info!(tournament = %id, command = ?std::mem::discriminant(&cmd), events = events.len(), "command");
+        tracing::info!(tournament = %id, command = ?kind, events = events.len(), "command");
         self.score_assigned(&events).await;
         Ok(reply(&events, version))
     }
@@ -129,10 +131,23 @@ impl ScoringService {
         let h = self.store.get(&id).await.map_err(status)?;
         let (cmd, metrics) = {
             let held = h.lock().await;
-            // Who may comes before what the state allows.
-            let probe = TournamentCommand::PublishStandings;
-            actor_for(&caller, &held.tournament, &probe)?;
-            crate::seat_round::command(&held.tournament, &stage, r.round, r.seed, policies)?
+            // Who may comes before what the state allows: the seating's
+            // tables when there is one, else the whole tournament.
+            match crate::seat_round::command(&held.tournament, &stage, r.round, r.seed, policies) {
+                Ok((cmd, metrics)) => {
+                    actor_for(&caller, &held.tournament, &cmd)?;
+                    (cmd, metrics)
+                }
+                Err(e) => {
+                    let probe = TournamentCommand::SeatRound {
+                        stage,
+                        round: r.round,
+                        tables: Vec::new(),
+                    };
+                    actor_for(&caller, &held.tournament, &probe)?;
+                    return Err(e);
+                }
+            }
         };
         let reply = self.run(&caller, &id, cmd).await?;
         Ok(SeatRoundReply {
@@ -154,8 +169,6 @@ impl ScoringService {
             .stage
             .parse()
             .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
-        // Opening games is organising (mafia-access `may_organise`).
-        caller.may_organise(&id).map_err(crate::actor::status)?;
         let link = self.referee.as_ref().ok_or_else(|| {
             Status::failed_precondition(
                 "no referee configured: start the service with --referee-url and --referee-token",
@@ -164,7 +177,12 @@ impl ScoringService {
         let h = self.store.get(&id).await.map_err(status)?;
         let games = {
             let held = h.lock().await;
-            crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?
+            let games = crate::open_round::headers(&held.tournament, &stage, r.round, r.deal_seed)?;
+            // All or nothing, before anything is assigned or opened: the
+            // service opens games with its own credential, so only those
+            // its caller may open.
+            crate::open_round::may_open_all(&caller, &games)?;
+            games
         };
         for (game, _) in &games {
             let cmd = TournamentCommand::AssignGame {
@@ -226,8 +244,12 @@ impl Scoring for ScoringService {
         req: Request<RegisterPlayersCsvRequest>,
     ) -> Result<Response<CommandReply>, Status> {
         let caller = authenticate(&self.tokens, req.metadata())?;
-        let id = tournament_id(&req.get_ref().tournament)?;
-        let players = parse_players(&req.get_ref().csv)
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        // Off the async workers; at most csv::MAX_PLAYERS lines are read.
+        let players = tokio::task::spawn_blocking(move || parse_players(&r.csv))
+            .await
+            .map_err(|e| Status::internal(format!("players CSV: {e}")))?
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let h = self.store.get(&id).await.map_err(status)?;
         let probe = TournamentCommand::PublishStandings;
@@ -235,7 +257,7 @@ impl Scoring for ScoringService {
         let now = now_ms();
         let stored = self
             .store
-            .command(&id, |t| {
+            .command(&id, move |t| {
                 // Each line is checked against the lines before it, so a
                 // player listed twice is refused too; all or nothing.
                 let mut t = t.clone();
@@ -331,7 +353,7 @@ impl Scoring for ScoringService {
         &self,
         req: Request<PlayerHistoryRequest>,
     ) -> Result<Response<PlayerHistoryReply>, Status> {
-        authenticate(&self.tokens, req.metadata())?;
+        let caller = authenticate(&self.tokens, req.metadata())?;
         let id = tournament_id(&req.get_ref().tournament)?;
         let player = PlayerId::new(&req.get_ref().player);
         let h = self.store.get(&id).await.map_err(status)?;
@@ -341,8 +363,8 @@ impl Scoring for ScoringService {
                 "player {player} is not registered"
             )));
         }
-        let json = serde_json::to_string(&history(&h.tournament, &player))
-            .map_err(|e| Status::internal(e.to_string()))?;
+        let lines = crate::export::history_for(&caller, history(&h.tournament, &player));
+        let json = serde_json::to_string(&lines).map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(PlayerHistoryReply { history_json: json }))
     }
 }

@@ -1,7 +1,10 @@
 //! Tournaments held in memory, each folded once from its log and kept in
 //! step with it: a command is validated against the cached state, appended
 //! at the seq the cache was folded to (the log refuses it if another writer
-//! got there first), and only then applied.
+//! got there first), and only then applied. A command runs in a task of its
+//! own, so a caller that goes away mid-append (a dropped gRPC request)
+//! cannot leave an appended command unapplied; and it is decided on the
+//! blocking pool, so a long one holds no async worker.
 
 use bytes::Bytes;
 use mafia_event_log::{EventLog, LogError};
@@ -28,6 +31,8 @@ pub enum StoreError {
     CsvLine { line: usize, error: TournamentError },
     #[error("the tournament log kept changing under the command; try again")]
     Contended,
+    #[error("the service is stopping; try again")]
+    Stopped,
     #[error(transparent)]
     Log(#[from] LogError),
     #[error(transparent)]
@@ -115,19 +120,49 @@ impl Store {
 
     /// Validates with `decide` and stores what it returns; a refusal stores
     /// nothing. Returns the events stored and the tournament after them.
+    /// Runs to its end in a task of its own whether or not the caller
+    /// still waits: what was appended is applied.
     pub async fn command<F>(
-        &self,
+        self: &Arc<Self>,
         id: &TournamentId,
         decide: F,
     ) -> Result<(Vec<TournamentEvent>, u64), StoreError>
     where
-        F: Fn(&Tournament) -> Result<Vec<TournamentEvent>, StoreError>,
+        F: Fn(&Tournament) -> Result<Vec<TournamentEvent>, StoreError> + Send + Sync + 'static,
     {
-        let h = self.get(id).await?;
-        let mut h = h.lock().await;
+        let (store, id) = (self.clone(), id.clone());
+        let task = tokio::spawn(async move { store.command_here(&id, Arc::new(decide)).await });
+        match task.await {
+            Ok(r) => r,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(StoreError::Stopped),
+        }
+    }
+
+    async fn command_here<F>(
+        &self,
+        id: &TournamentId,
+        decide: Arc<F>,
+    ) -> Result<(Vec<TournamentEvent>, u64), StoreError>
+    where
+        F: Fn(&Tournament) -> Result<Vec<TournamentEvent>, StoreError> + Send + Sync + 'static,
+    {
+        let mut h = self.get(id).await?.lock_owned().await;
         let stream = stored::stream_of(id);
         for _ in 0..CONFLICT_RETRIES {
-            let events = decide(&h.tournament)?;
+            // Off the async workers: a command may be long (a players CSV).
+            let decide = decide.clone();
+            let (held, events) = tokio::task::spawn_blocking(move || {
+                let events = decide(&h.tournament);
+                (h, events)
+            })
+            .await
+            .map_err(|e| match e.try_into_panic() {
+                Ok(p) => std::panic::resume_unwind(p),
+                Err(_) => StoreError::Stopped,
+            })?;
+            h = held;
+            let events = events?;
             if events.is_empty() {
                 return Ok((events, h.tournament.version));
             }

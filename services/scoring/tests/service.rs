@@ -25,7 +25,10 @@ const TOKENS: &str = r#"{"tokens":[
   {"role":"table_judge","token":"t2-token","games":["cup.*.*.t2.*"]},
   {"role":"table_judge","token":"named-j1-token","games":["cup.*.*.t1.*"],"name":"j1"},
   {"role":"table_judge","token":"named-j2-token","games":["cup.*.*.t1.*"],"name":"j2"},
-  {"role":"broadcast","token":"cast-token","games":["*"]}]}"#;
+  {"role":"broadcast","token":"cast-token","games":["*"]},
+  {"role":"organiser","token":"org-t2-token","games":["cup.*.*.t2.*"]},
+  {"role":"chief_judge","token":"chief-t2-token","games":["cup.*.*.t2.*"]},
+  {"role":"organiser","token":"org-other-token","games":["other.*.*.*.*"]}]}"#;
 
 async fn serve(log: Arc<dyn EventLog>) -> (Running, ScoringClient<Channel>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -96,6 +99,20 @@ async fn standings_as(c: &mut ScoringClient<Channel>, token: &str) -> (u64, Stri
     (r.version, r.standings_json)
 }
 
+async fn history_as(c: &mut ScoringClient<Channel>, token: &str, player: &str) -> String {
+    c.player_history(with_token(
+        token,
+        PlayerHistoryRequest {
+            tournament: "cup".into(),
+            player: player.into(),
+        },
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+    .history_json
+}
+
 async fn summary(c: &mut ScoringClient<Channel>) -> mafia_proto::v1::TournamentSummary {
     c.get_tournament(with_token(
         "",
@@ -147,6 +164,186 @@ fn facts(table: u32, winner: Team) -> GameFacts {
         best_move: None,
         opposite_team_victory: None,
     }
+}
+
+/// Records table `table`'s game 1 as won by `winner`, as the game follower
+/// does from the referee's log: an internal call no gRPC request reaches.
+async fn record(running: &Running, table: u32, winner: Team, ended_at: i64) -> bool {
+    mafia_scoring::follower::record(&running.store, &game(table), facts(table, winner), ended_at)
+        .await
+        .unwrap()
+}
+
+/// The incident: a table judge "recorded" ten sheriffs and a red win for
+/// his own game before anyone had played it, the standings showed it, and
+/// the real result was refused later. No caller records a result now; the
+/// game played through the referee is what counts.
+#[tokio::test]
+async fn a_judge_cannot_forge_his_games_result_and_the_played_game_counts() {
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log.clone()).await;
+    set_up(&mut c).await;
+    let before = standings(&mut c).await;
+    let mut forged = facts(1, Team::Red);
+    for s in &mut forged.seats {
+        s.role = Role::Sheriff;
+    }
+    let rec = TournamentCommand::RecordResult {
+        game: game(1),
+        facts: forged,
+        ended_at: now_ms(),
+    };
+    for token in ["named-j1-token", "t1-token", "org-token", "chief-token"] {
+        let e = command(&mut c, token, &rec).await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}: {e:?}");
+        assert!(e.message().contains("referee's log"), "{e:?}");
+    }
+    assert_eq!(standings(&mut c).await, before, "nothing shown");
+    play_table_1(log, 7).await;
+    running.follower_reached(|p| p.ends_seen >= 1).await;
+    assert_eq!(
+        summary(&mut c).await.scored_games,
+        1,
+        "the real game counts"
+    );
+    running.shutdown().await;
+}
+
+/// A chief judge and an organiser scoped to table 2 act on table 2's games
+/// only: not on table 1's appeal, approval or seating, not on anything of
+/// the whole tournament, not on another tournament; and their reads of
+/// pending extras cover only their games.
+#[tokio::test]
+async fn a_grant_of_one_table_acts_and_reads_on_that_table_only() {
+    use mafia_tournament::{AppealDecision, ApprovalItem, ExtraPoint, JudgeInputs, Points};
+    let (_dir, log) = embedded().await;
+    let (running, mut c) = serve(log).await;
+    set_up(&mut c).await;
+    let ended = now_ms() - 1_000;
+    record(&running, 1, Team::Red, ended).await;
+    record(&running, 2, Team::Red, ended).await;
+    let seat1 = Seat::new(1).unwrap();
+    let extra = JudgeInputs {
+        extras: vec![ExtraPoint {
+            seat: seat1,
+            points: Points::from_f64(1.6),
+        }],
+        ..JudgeInputs::default()
+    };
+    let inputs = TournamentCommand::SubmitJudgeInputs {
+        game: game(1),
+        inputs: extra,
+    };
+    command(&mut c, "named-j1-token", &inputs).await.unwrap();
+    for t in [1, 2] {
+        let file = TournamentCommand::FileAppeal {
+            game: game(t),
+            player: None,
+            event_seq: None,
+            text: format!("table {t}"),
+        };
+        command(&mut c, "org-token", &file).await.unwrap();
+    }
+    let decide = |appeal| TournamentCommand::DecideAppeal {
+        appeal,
+        decision: AppealDecision::Rejected,
+        reason: "seen on video".into(),
+    };
+    let approve = TournamentCommand::Approve {
+        game: game(1),
+        item: ApprovalItem::ExtraValue {
+            seat: seat1,
+            points: Points::from_f64(1.6),
+        },
+    };
+    let swap = TournamentCommand::SwapSeats {
+        stage: StageId::new("main").unwrap(),
+        round: 2,
+        a: mafia_tournament::Place {
+            table: 1,
+            seat: seat1,
+        },
+        b: mafia_tournament::Place {
+            table: 2,
+            seat: seat1,
+        },
+    };
+    let seat_round_2 = TournamentCommand::SeatRound {
+        stage: StageId::new("main").unwrap(),
+        round: 2,
+        tables: (1..=2u32)
+            .map(|t| SeatedTable {
+                table: t,
+                seats: (1..=10).map(|n| pid((t as usize - 1) * 10 + n)).collect(),
+                judge: None,
+            })
+            .collect(),
+    };
+    let stage = TournamentCommand::AddStage {
+        stage: Stage {
+            id: StageId::new("final").unwrap(),
+            name: "Final".into(),
+            rounds: 1,
+            tables: 1,
+            coefficient: Coefficient::ONE,
+        },
+    };
+    let v = summary(&mut c).await.version;
+    for (token, cmd, what) in [
+        ("chief-t2-token", &decide(1), "game cup.main.r1.t1.g1"),
+        ("chief-t2-token", &approve, "game cup.main.r1.t1.g1"),
+        ("chief-t2-token", &swap, "table 1 of round 2"),
+        (
+            "chief-t2-token",
+            &TournamentCommand::PublishStandings,
+            "whole tournament cup",
+        ),
+        ("org-t2-token", &seat_round_2, "table 1 of round 2"),
+        ("org-t2-token", &stage, "whole tournament cup"),
+        ("org-other-token", &stage, "whole tournament cup"),
+    ] {
+        let e = command(&mut c, token, cmd).await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token} {cmd:?}: {e:?}");
+        assert!(e.message().contains(what), "{token}: {e:?} lacks {what:?}");
+    }
+    assert_eq!(summary(&mut c).await.version, v, "nothing stored");
+    let spec = |id: &str| TournamentSpec {
+        id: TournamentId::new(id).unwrap(),
+        name: "Other".into(),
+        rules: RuleSetId::Rfm,
+        rule_overrides: serde_json::Value::Null,
+        scheme: Scheme::rfm(),
+    };
+    let e = c
+        .create_tournament(with_token(
+            "org-t2-token",
+            CreateTournamentRequest {
+                spec_json: serde_json::to_string(&spec("cup2")).unwrap(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    // Table 2's appeal is his to decide.
+    command(&mut c, "chief-t2-token", &decide(2)).await.unwrap();
+    // The +1.6 waiting on table 1 shows to the chief judge of the whole
+    // tournament, in the standings and the player's history, and to no one
+    // scoped to table 2.
+    let pending = |json: &str| -> f64 {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let lines = v.as_array().cloned().unwrap_or_else(|| vec![v]);
+        lines
+            .iter()
+            .map(|l| l["extra_pending"].as_f64().unwrap_or(0.0))
+            .sum()
+    };
+    for (token, seen) in [("chief-token", 1.6), ("chief-t2-token", 0.0)] {
+        let row = row(&standings_as(&mut c, token).await.1, "p01");
+        assert_eq!(row["extra_pending"], seen, "{token}: {row}");
+        let hist = history_as(&mut c, token, "p01").await;
+        assert_eq!(pending(&hist), seen, "{token}: {hist}");
+    }
+    running.shutdown().await;
 }
 
 /// Creates "cup" (rfm), judges j1/j2, one stage of 2 tables, 20 players from
@@ -269,6 +466,21 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
         "{}",
         e.message()
     );
+    // More players than one CSV may register: refused before anything is
+    // checked, naming the cap.
+    let cap = mafia_scoring::csv::MAX_PLAYERS;
+    let e = c
+        .register_players_csv(with_token(
+            "org-token",
+            RegisterPlayersCsvRequest {
+                tournament: "cup".into(),
+                csv: (0..=cap).map(|n| format!("x{n},X{n}\n")).collect(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains(&format!("at most {cap}")), "{e:?}");
     // Seat swaps are the chief judge's, not the organiser's.
     let swap = serde_json::json!({"type":"swap_seats","stage":"main","round":1,
         "a":{"table":1,"seat":1},"b":{"table":2,"seat":1}});
@@ -305,14 +517,17 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
         matches!(e.code(), Code::FailedPrecondition | Code::InvalidArgument),
         "{e:?}"
     );
-    // A table judge recording the other table's game.
+    // A result, from anyone: only the referee's log gives one.
     let rec = TournamentCommand::RecordResult {
         game: game(2),
         facts: facts(2, Team::Red),
         ended_at: 1,
     };
-    let e = command(&mut c, "t1-token", &rec).await.unwrap_err();
-    assert_eq!(e.code(), Code::PermissionDenied);
+    for token in ["t2-token", "org-token", "chief-token"] {
+        let e = command(&mut c, token, &rec).await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}: {e:?}");
+        assert!(e.message().contains("not a client command"), "{e:?}");
+    }
     // The broadcast and the public read standings, and command nothing.
     let e = command(&mut c, "cast-token", &TournamentCommand::PublishStandings)
         .await
@@ -351,32 +566,17 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
 async fn a_result_counts_once_and_a_restart_gives_the_same_standings(log: Arc<dyn EventLog>) {
     let (running, mut c) = serve(log.clone()).await;
     set_up(&mut c).await;
-    let rec = TournamentCommand::RecordResult {
-        game: game(1),
-        facts: facts(1, Team::Red),
-        ended_at: 1_780_000_000_000,
-    };
-    let v1 = command(&mut c, "t1-token", &rec).await.unwrap();
+    assert!(record(&running, 1, Team::Red, 1_780_000_000_000).await);
+    let v1 = summary(&mut c).await.version;
     // The same result again (a game seen twice) stores nothing.
-    let v2 = command(&mut c, "org-token", &rec).await.unwrap();
-    assert_eq!(v1, v2);
+    assert!(!record(&running, 1, Team::Red, 1_780_000_000_000).await);
+    assert_eq!(summary(&mut c).await.version, v1);
     let (_, json) = standings(&mut c).await;
     let s: serde_json::Value = serde_json::from_str(&json).unwrap();
     let rows = s["rows"].as_array().expect("standings rows");
     let p01 = rows.iter().find(|r| r["player"] == "p01").unwrap();
     assert_eq!(p01["games"], 1, "{p01}");
-    let hist = c
-        .player_history(with_token(
-            "",
-            PlayerHistoryRequest {
-                tournament: "cup".into(),
-                player: "p01".into(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .history_json;
+    let hist = history_as(&mut c, "", "p01").await;
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&hist)
             .unwrap()
@@ -605,6 +805,17 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     };
     let e = c.open_round(open("t1-token")).await.unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
+    // An organiser of table 2 opens nothing of a round that has table 1:
+    // the service opens with its own credential only what he may open.
+    let e = c.open_round(open("org-t2-token")).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert!(e.message().contains(&game(1).to_string()), "{e:?}");
+    for t in [1, 2] {
+        assert!(
+            log.header(&game(t).to_string()).await.unwrap().is_none(),
+            "table {t} opened for a caller who may not open table 1"
+        );
+    }
     let reply = c.open_round(open("org-token")).await.unwrap().into_inner();
     assert_eq!(
         reply.game_ids,
@@ -623,7 +834,13 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
     assert_eq!(seated, expected);
     assert_eq!(header.seats[0].nickname, "Player 11");
-    a_replay_decided_on_appeal_opens_the_tables_next_game(&mut c, &log, open("org-token")).await;
+    a_replay_decided_on_appeal_opens_the_tables_next_game(
+        &running,
+        &mut c,
+        &log,
+        open("org-token"),
+    )
+    .await;
     running.shutdown().await;
 
     // Without a referee link the round cannot open.
@@ -638,6 +855,7 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
 /// then opens g2 there (same seats, a deal of its own) and leaves table 2's
 /// game as it was; a second game at a table with no replay due is refused.
 async fn a_replay_decided_on_appeal_opens_the_tables_next_game(
+    running: &Running,
     c: &mut ScoringClient<Channel>,
     log: &Arc<dyn EventLog>,
     open: Request<mafia_proto::v1::OpenRoundRequest>,
@@ -655,12 +873,7 @@ async fn a_replay_decided_on_appeal_opens_the_tables_next_game(
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("rfm §7.2"), "{e:?}");
     assert_eq!(summary(c).await.version, v, "nothing stored");
-    let rec = TournamentCommand::RecordResult {
-        game: game(1),
-        facts: facts(1, Team::Red),
-        ended_at: now_ms() - 1_000,
-    };
-    command(c, "org-token", &rec).await.unwrap();
+    record(running, 1, Team::Red, now_ms() - 1_000).await;
     let file = TournamentCommand::FileAppeal {
         game: game(1),
         player: None,
@@ -716,10 +929,10 @@ async fn a_table_judge_acts_as_the_judge_his_token_names() {
     let (_dir, log) = embedded().await;
     let (running, mut c) = serve(log).await;
     set_up(&mut c).await;
-    let rec = TournamentCommand::RecordResult {
+    record(&running, 1, Team::Red, now_ms() - 1_000).await;
+    let rec = TournamentCommand::SubmitJudgeInputs {
         game: game(1),
-        facts: facts(1, Team::Red),
-        ended_at: 1_780_000_000_000,
+        inputs: mafia_tournament::JudgeInputs::default(),
     };
     let before = summary(&mut c).await.version;
     let e = command(&mut c, "named-j2-token", &rec).await.unwrap_err();
@@ -1032,12 +1245,7 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     let (running, mut c) = serve(log).await;
     set_up(&mut c).await;
     let ended = now_ms() - 1_000;
-    let rec = TournamentCommand::RecordResult {
-        game: game(1),
-        facts: facts(1, Team::Red),
-        ended_at: ended,
-    };
-    command(&mut c, "org-token", &rec).await.unwrap();
+    record(&running, 1, Team::Red, ended).await;
     let seat1 = Seat::new(1).unwrap();
     let inputs = |points: f64| TournamentCommand::SubmitJudgeInputs {
         game: game(1),
@@ -1126,12 +1334,7 @@ async fn judge_inputs_approvals_and_appeals_move_the_standings_and_refusals_stor
     assert_eq!(row(&json, "p01")["points"]["extra"], 0.0, "{json}");
 
     // An appeal after its window (rfm: 10 minutes after the game).
-    let old = TournamentCommand::RecordResult {
-        game: game(2),
-        facts: facts(2, Team::Red),
-        ended_at: ended - 3_600_000,
-    };
-    command(&mut c, "org-token", &old).await.unwrap();
+    record(&running, 2, Team::Red, ended - 3_600_000).await;
     let late = TournamentCommand::FileAppeal {
         game: game(2),
         player: None,

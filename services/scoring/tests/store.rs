@@ -6,7 +6,9 @@
 //! penalty).
 
 use bytes::Bytes;
-use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_event_log::{
+    Appended, EmbeddedLog, EventLog, FeedCursor, FeedStream, Lease, LogError, StoredEvent,
+};
 use mafia_record::{GameId, Header, LoggedEvent, Record, StageId, TournamentId};
 use mafia_rules::{Envelope, RuleSetId};
 use mafia_scoring::follower::score;
@@ -16,6 +18,7 @@ use mafia_tournament::{
     TournamentCommand, TournamentError, TournamentSpec,
 };
 use std::sync::Arc;
+use std::time::Duration;
 
 fn spec(id: &TournamentId) -> TournamentSpec {
     TournamentSpec {
@@ -38,9 +41,15 @@ fn register(id: &str) -> TournamentCommand {
     }
 }
 
-async fn run(store: &Store, id: &TournamentId, cmd: TournamentCommand) -> Result<u64, StoreError> {
+async fn run(
+    store: &Arc<Store>,
+    id: &TournamentId,
+    cmd: TournamentCommand,
+) -> Result<u64, StoreError> {
     store
-        .command(id, |t| Ok(t.command(&cmd, &Actor::Organiser, 1_000)?))
+        .command(id, move |t| {
+            Ok(t.command(&cmd, &Actor::Organiser, 1_000)?)
+        })
         .await
         .map(|(_, v)| v)
 }
@@ -50,8 +59,8 @@ async fn a_stale_writer_catches_up_and_is_judged_against_the_newer_state() {
     let dir = tempfile::tempdir().unwrap();
     let log: Arc<dyn EventLog> =
         Arc::new(EmbeddedLog::open(dir.path().join("e.redb")).await.unwrap());
-    let a = Store::new(log.clone());
-    let b = Store::new(log.clone());
+    let a = Arc::new(Store::new(log.clone()));
+    let b = Arc::new(Store::new(log.clone()));
     let id = TournamentId::new("cup").unwrap();
     a.create(spec(&id), &Actor::Organiser, 1_000).await.unwrap();
     b.get(&id).await.unwrap(); // b folds now and goes stale below
@@ -87,7 +96,7 @@ fn pid(n: usize) -> PlayerId {
 }
 
 /// An rfm tournament of ten players, one table, its game 1 assigned.
-async fn seated_tournament(store: &Store, id: &TournamentId) -> GameId {
+async fn seated_tournament(store: &Arc<Store>, id: &TournamentId) -> GameId {
     store
         .create(spec(id), &Actor::Organiser, 1_000)
         .await
@@ -119,7 +128,9 @@ async fn seated_tournament(store: &Store, id: &TournamentId) -> GameId {
     });
     for cmd in cmds {
         store
-            .command(id, |t| Ok(t.command(&cmd, &Actor::Organiser, 2_000)?))
+            .command(id, move |t| {
+                Ok(t.command(&cmd, &Actor::Organiser, 2_000)?)
+            })
             .await
             .unwrap();
     }
@@ -147,7 +158,7 @@ async fn rfm_5_15_a_disqualification_in_the_final_last_words_counts_once_the_gam
     let dir = tempfile::tempdir().unwrap();
     let log: Arc<dyn EventLog> =
         Arc::new(EmbeddedLog::open(dir.path().join("e.redb")).await.unwrap());
-    let store = Store::new(log.clone());
+    let store = Arc::new(Store::new(log.clone()));
     let id = TournamentId::new("cup").unwrap();
     let game = seated_tournament(&store, &id).await;
 
@@ -189,4 +200,102 @@ async fn rfm_5_15_a_disqualification_in_the_final_last_words_counts_once_the_gam
     };
     assert_eq!(penalties(6), Points::c(-120));
     assert_eq!(penalties(4), Points::c(-120));
+}
+
+/// The embedded log, but an append, once stored, waits for the test before
+/// it returns: the moment a caller may go away with its command appended
+/// and not yet applied.
+struct HeldAfterAppend {
+    log: Arc<dyn EventLog>,
+    appended: tokio::sync::Notify,
+    release: tokio::sync::Semaphore,
+}
+
+#[async_trait::async_trait]
+impl EventLog for HeldAfterAppend {
+    async fn create_game(&self, game: &str, header: &[u8]) -> Result<bool, LogError> {
+        self.log.create_game(game, header).await
+    }
+    async fn header(&self, game: &str) -> Result<Option<Bytes>, LogError> {
+        self.log.header(game).await
+    }
+    async fn list_games(&self) -> Result<Vec<String>, LogError> {
+        self.log.list_games().await
+    }
+    async fn append(
+        &self,
+        game: &str,
+        expected_last_seq: u64,
+        fence: u64,
+        payloads: &[Bytes],
+    ) -> Result<Appended, LogError> {
+        let r = self
+            .log
+            .append(game, expected_last_seq, fence, payloads)
+            .await;
+        self.appended.notify_one();
+        self.release.acquire().await.unwrap().forget();
+        r
+    }
+    async fn last_seq(&self, game: &str) -> Result<u64, LogError> {
+        self.log.last_seq(game).await
+    }
+    async fn read(&self, game: &str, from: u64, max: usize) -> Result<Vec<StoredEvent>, LogError> {
+        self.log.read(game, from, max).await
+    }
+    async fn acquire_lease(
+        &self,
+        game: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Lease, LogError> {
+        self.log.acquire_lease(game, owner, ttl).await
+    }
+    async fn renew_lease(
+        &self,
+        game: &str,
+        owner: &str,
+        fence: u64,
+        ttl: Duration,
+    ) -> Result<Lease, LogError> {
+        self.log.renew_lease(game, owner, fence, ttl).await
+    }
+    async fn release_lease(&self, game: &str, owner: &str, fence: u64) -> Result<(), LogError> {
+        self.log.release_lease(game, owner, fence).await
+    }
+    async fn feed_head(&self) -> Result<FeedCursor, LogError> {
+        self.log.feed_head().await
+    }
+    fn feed(&self, from: FeedCursor) -> FeedStream {
+        self.log.feed(from)
+    }
+}
+
+/// A caller that goes away once its command is appended (a gRPC request
+/// dropped mid-call) still leaves it applied: the cache is the log's.
+#[tokio::test]
+async fn a_command_whose_caller_goes_away_after_the_append_is_still_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(HeldAfterAppend {
+        log: Arc::new(EmbeddedLog::open(dir.path().join("e.redb")).await.unwrap()),
+        appended: tokio::sync::Notify::new(),
+        release: tokio::sync::Semaphore::new(0),
+    });
+    let store = Arc::new(Store::new(log.clone()));
+    let id = TournamentId::new("cup").unwrap();
+    store
+        .create(spec(&id), &Actor::Organiser, 1_000)
+        .await
+        .unwrap();
+    tokio::select! {
+        r = run(&store, &id, register("p1")) => panic!("the append was held: {r:?}"),
+        () = log.appended.notified() => {} // the caller goes away here
+    }
+    log.release.add_permits(1);
+    assert_eq!(log.last_seq("tournament.cup").await.unwrap(), 1, "appended");
+    // The command's task holds the tournament until it has applied.
+    let held = store.get(&id).await.unwrap();
+    let held = held.lock().await;
+    assert_eq!(held.last_seq, 1);
+    assert!(held.tournament.players.contains_key(&PlayerId::new("p1")));
 }

@@ -329,7 +329,7 @@ async fn refolded(log: &RedisLog) -> Tournament {
             facts,
             ended_at,
         };
-        for e in t.command(&cmd, &Actor::Organiser, now_ms()).unwrap() {
+        for e in t.command(&cmd, &Actor::RefereeLog, now_ms()).unwrap() {
             t.apply(&e);
         }
     }

@@ -222,7 +222,7 @@ impl Cup {
     pub fn record(&mut self, game: &GameId, facts: GameFacts) {
         let ended_at = self.now;
         self.ok(
-            judge(),
+            Actor::RefereeLog,
             TournamentCommand::RecordResult {
                 game: game.clone(),
                 facts,

@@ -116,7 +116,7 @@ pub async fn score_round_3(log: &Arc<dyn EventLog>) -> u64 {
         facts,
         ended_at: 1_780_000_900_000,
     };
-    run(log, &cmd, &Actor::Organiser, 1_780_000_900_000).await
+    run(log, &cmd, &Actor::RefereeLog, 1_780_000_900_000).await
 }
 
 /// Runs one command on the stored tournament as the scoring service would:

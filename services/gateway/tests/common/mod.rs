@@ -20,6 +20,8 @@ use tokio_tungstenite::tungstenite::Message;
 pub const BROADCAST: &str = "broadcast-token-1";
 pub const CHIEF: &str = "chief-judge-token-1";
 pub const JUDGE_T1: &str = "table-judge-token-1";
+/// A chief judge of table 2 only.
+pub const CHIEF_T2: &str = "chief-judge-t2-token-1";
 
 pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -88,7 +90,8 @@ impl Drop for Fixture {
 pub fn tokens() -> Tokens {
     Tokens::from_json(&format!(
         r#"{{"tokens":[{{"role":"broadcast","token":"{BROADCAST}"}},{{"role":"chief_judge","token":"{CHIEF}"}},
-            {{"role":"table_judge","token":"{JUDGE_T1}","games":["cup.final.r1.t1.g1"]}}]}}"#
+            {{"role":"table_judge","token":"{JUDGE_T1}","games":["cup.final.r1.t1.g1"]}},
+            {{"role":"chief_judge","token":"{CHIEF_T2}","games":["cup.*.*.t2.*"]}}]}}"#
     ))
     .unwrap()
 }
