@@ -62,10 +62,11 @@ pub struct PagesConfig {
 
 impl PagesConfig {
     /// Whether a photo at `url` may be shown: on the gateway itself (a
-    /// path), or at an allowed origin.
+    /// path), in the URL itself (`data:image/…`), or at an allowed origin.
     pub fn allows_photo(&self, url: &str) -> bool {
         let on_gateway = url.starts_with('/') && !url.starts_with("//");
         on_gateway
+            || url.starts_with("data:image/")
             || self.photo_hosts.iter().any(|h| {
                 url.strip_prefix(h.trim_end_matches('/'))
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -230,7 +231,11 @@ mod pages_tests {
         let pages = PagesConfig {
             photo_hosts: vec!["https://photos.example.org/".into()],
         };
-        for ok in ["/photos/1.png", "https://photos.example.org/p/1.png"] {
+        for ok in [
+            "/photos/1.png",
+            "data:image/png;base64,iVBORw0KGgo=",
+            "https://photos.example.org/p/1.png",
+        ] {
             assert!(pages.allows_photo(ok), "{ok}");
         }
         for bad in [

@@ -21,19 +21,26 @@ pub const CUP_LOG: &str = concat!(
 
 pub struct Gateway {
     pub log: Arc<dyn EventLog>,
+    pub hub: Hub,
     pub addr: SocketAddr,
     _dir: tempfile::TempDir,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-/// The cup's log as the scoring service stores it, and a gateway on it.
-pub async fn gateway() -> Gateway {
+/// An embedded event log in a directory of its own.
+async fn open_log() -> (tempfile::TempDir, Arc<dyn EventLog>) {
     let dir = tempfile::tempdir().unwrap();
     let log: Arc<dyn EventLog> = Arc::new(
         EmbeddedLog::open(dir.path().join("log.redb"))
             .await
             .unwrap(),
     );
+    (dir, log)
+}
+
+/// The cup's log as the scoring service stores it, and a gateway on it.
+pub async fn gateway() -> Gateway {
+    let (dir, log) = open_log().await;
     write_cup(&log).await;
     serve(dir, log, with_delay(Duration::from_secs(1))).await
 }
@@ -45,12 +52,7 @@ pub const ROUND_3: &str = "cup.main.r3.t1.g1";
 /// scored: every event of it long ago but its end, which came `ended_ago`
 /// ago; and a gateway whose broadcast lags by `delay`.
 pub async fn gateway_after_a_game(delay: Duration, ended_ago: Duration) -> Gateway {
-    let dir = tempfile::tempdir().unwrap();
-    let log: Arc<dyn EventLog> = Arc::new(
-        EmbeddedLog::open(dir.path().join("log.redb"))
-            .await
-            .unwrap(),
-    );
+    let (dir, log) = open_log().await;
     write_cup(&log).await;
     let sim = crate::common::game(mafia_rules::RuleSetId::Classic, 3);
     let id: mafia_record::GameId = ROUND_3.parse().unwrap();
@@ -79,12 +81,7 @@ pub async fn gateway_after_a_game(delay: Duration, ended_ago: Duration) -> Gatew
 
 /// A gateway on a log with no tournament yet.
 pub async fn empty_gateway() -> Gateway {
-    let dir = tempfile::tempdir().unwrap();
-    let log: Arc<dyn EventLog> = Arc::new(
-        EmbeddedLog::open(dir.path().join("log.redb"))
-            .await
-            .unwrap(),
-    );
+    let (dir, log) = open_log().await;
     serve(dir, log, with_delay(Duration::from_secs(1))).await
 }
 
@@ -115,7 +112,7 @@ async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>, config: HubConfig
     let hub = Hub::start(log.clone(), config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = app_state(hub, tokens(), ServerConfig::default());
+    let state = app_state(hub.clone(), tokens(), ServerConfig::default());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let (stop_follow, follow_rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(mafia_gateway::standings::follow(
@@ -134,6 +131,7 @@ async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>, config: HubConfig
     });
     Gateway {
         log,
+        hub,
         addr,
         _dir: dir,
         _stop: tx,
