@@ -463,6 +463,34 @@ fn a_finished_game_leaves_memory_after_the_broadcast_saw_its_end_and_the_retenti
     assert_eq!(core.poll_timeout(), None, "nothing left to wake up for");
 }
 
+/// Issue 36 #8: what an audience reads besides the stream (standings,
+/// exports) learns of a game's end when that audience's stream shows it:
+/// the judges at once, the broadcast after its delay.
+#[test]
+fn a_held_audience_is_shown_a_games_end_only_when_its_stream_shows_it() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    let ended = sim.events.last().unwrap().at;
+    for e in &sim.events {
+        let now = at(t0, ended);
+        core.handle_event(
+            &gid(G),
+            e.seq as u64,
+            &payload(e),
+            Arrival::Live,
+            now,
+            &mut out,
+        )
+        .unwrap();
+    }
+    assert_eq!(core.shown_end(&gid(G), Audience::Judge), Some(true));
+    assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(false));
+    let before = core.ends();
+    core.handle_timeout(t0 + DELAY, &mut out);
+    assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(true));
+    assert!(core.ends() > before, "the standings are told");
+}
+
 /// A game read from the log that ended longer ago than the delay and the
 /// retention never stays: a gateway started on a long log holds only the
 /// games running or recently finished.
