@@ -427,26 +427,26 @@ proptest::proptest! {
     }
 }
 
+/// A core with game [`G`] played to its end, every event arriving live at
+/// the instant it starts at.
+fn with_a_finished_game() -> (HubCore, Instant) {
+    let (mut core, sim, t0) = with_game();
+    let now = at(t0, sim.events.last().unwrap().at);
+    for e in &sim.events {
+        let (seq, p) = (e.seq as u64, payload(e));
+        core.handle_event(&gid(G), seq, &p, Arrival::Live, now, &mut Vec::new())
+            .unwrap();
+    }
+    (core, t0)
+}
+
 /// Issue 36 #6: a finished game leaves memory once every audience has seen
 /// its end and the retention has passed: its feeds, its hall table, and
 /// the shell is told to end its subscriptions.
 #[test]
 fn a_finished_game_leaves_memory_after_the_broadcast_saw_its_end_and_the_retention() {
-    let (mut core, sim, t0) = with_game();
+    let (mut core, t0) = with_a_finished_game();
     let mut out = Vec::new();
-    let ended = sim.events.last().unwrap().at;
-    for e in &sim.events {
-        let now = at(t0, ended);
-        core.handle_event(
-            &gid(G),
-            e.seq as u64,
-            &payload(e),
-            Arrival::Live,
-            now,
-            &mut out,
-        )
-        .unwrap();
-    }
     let gone = t0 + DELAY + RETENTION;
     while let Some(due) = core.poll_timeout().filter(|d| *d < gone) {
         core.handle_timeout(due, &mut out);
@@ -468,21 +468,8 @@ fn a_finished_game_leaves_memory_after_the_broadcast_saw_its_end_and_the_retenti
 /// the judges at once, the broadcast after its delay.
 #[test]
 fn a_held_audience_is_shown_a_games_end_only_when_its_stream_shows_it() {
-    let (mut core, sim, t0) = with_game();
+    let (mut core, t0) = with_a_finished_game();
     let mut out = Vec::new();
-    let ended = sim.events.last().unwrap().at;
-    for e in &sim.events {
-        let now = at(t0, ended);
-        core.handle_event(
-            &gid(G),
-            e.seq as u64,
-            &payload(e),
-            Arrival::Live,
-            now,
-            &mut out,
-        )
-        .unwrap();
-    }
     assert_eq!(core.shown_end(&gid(G), Audience::Judge), Some(true));
     assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(false));
     let before = core.ends();
