@@ -36,7 +36,24 @@ pub struct Game {
     /// Events the public has seen: its own sequence, so that gaps in `seq`
     /// do not count hidden night events for it.
     public_seq: u32,
+    /// When the night under way began (nights after night 0 only).
+    night_started_at: Option<i64>,
+    /// How far the public's clock is behind the judge's: each night lasts
+    /// its public length for the public ([`public_night_length`]), so each
+    /// morning puts the public further behind by the time the night was
+    /// shorter than that.
+    public_offset: i64,
     cmds: u32,
+}
+
+/// How long a night that took `took` ms lasts for the public:
+/// `public_night_secs`, or the next whole multiple of it when the night ran
+/// over. It depends on the hidden commands (how many, how long) only
+/// through that quantum.
+pub fn public_night_length(took: i64, public_night_secs: u16) -> i64 {
+    let quantum = i64::from(public_night_secs.max(1)) * 1000;
+    let quanta = (took.max(1) - 1) / quantum + 1;
+    quanta.saturating_mul(quantum)
 }
 
 /// The error for a stored history that does not fit its game.
@@ -60,6 +77,8 @@ impl Game {
             phase_cmd: 0,
             seq: 0,
             public_seq: 0,
+            night_started_at: None,
+            public_offset: 0,
             cmds: 0,
         }
     }
@@ -114,6 +133,19 @@ impl Game {
         self.cmds = self.cmds.max(env.cmd);
         if self.core.result.is_some() || env.event.for_audience(Audience::Public).is_some() {
             self.public_seq += 1;
+        }
+        match env.event {
+            Event::NightStarted { night, .. } if night > 0 => self.night_started_at = Some(env.at),
+            // The night ends for the public with its morning, or with the
+            // game if a shot decided it.
+            Event::DayStarted { .. } | Event::GameEnded { .. } => {
+                if let Some(start) = self.night_started_at.take() {
+                    let took = env.at.saturating_sub(start).max(0);
+                    let public = public_night_length(took, params.public_night_secs);
+                    self.public_offset = self.public_offset.saturating_add(public - took);
+                }
+            }
+            _ => {}
         }
         if let Event::Undone { cmd, .. } = env.event {
             // Checked by `fold` for stored events; `apply` only emits undoable ones.
@@ -224,6 +256,14 @@ impl Game {
     /// The game has ended and nothing more is expected (final last words done).
     pub fn is_over(&self) -> bool {
         self.core.result.is_some() && self.core.step == Step::Ended
+    }
+
+    /// When the public sees something that happened at `at`: behind the
+    /// judge's clock by what the nights so far were shorter than their
+    /// public length, so each night lasts that length for the public and
+    /// the day after it keeps its own pace.
+    pub fn public_at(&self, at: i64) -> i64 {
+        at.saturating_add(self.public_offset)
     }
 
     /// The number of events the public has seen (see `view`).

@@ -366,6 +366,13 @@ pub struct Params {
     pub don_check_secs: u16,
     pub sheriff_check_secs: u16,
     pub beauty_pick_secs: u16,
+    /// How long a night lasts for the public (s): its morning is stamped
+    /// and shown this long after the night began, or, when the night runs
+    /// over, at the next whole multiple of it. The night's real length
+    /// grows with the hidden commands (who still shoots, checks, picks), so
+    /// the public never sees it.
+    #[serde(default = "public_night_secs")]
+    pub public_night_secs: u16,
     /// A player killed at night still makes his check that night (he does not
     /// know yet).
     pub killed_player_checks: bool,
@@ -410,6 +417,7 @@ impl Params {
                 ];
                 p.don_check_secs = 15;
                 p.sheriff_check_secs = 15;
+                p.public_night_secs = 50;
                 p.testament_secs = 20;
                 p.fouls.carried_over_secs = 10;
                 p.fouls.penalties = true;
@@ -472,6 +480,8 @@ impl Params {
                     step(Night0Step::Meeting, 60),
                     step(Night0Step::DonSign, 10),
                 ];
+                // One more night action, the Beauty's pick.
+                p.public_night_secs = 50;
                 p.night_order = vec![
                     NightAction::BeautyPick,
                     NightAction::SheriffCheck,
@@ -532,6 +542,7 @@ impl Params {
             don_check_secs: 10,
             sheriff_check_secs: 10,
             beauty_pick_secs: 10,
+            public_night_secs: public_night_secs(),
             killed_player_checks: true,
             several_shots_miss: true,
             speech_secs: 60,
@@ -595,6 +606,11 @@ impl Params {
             free_talk: None,
         }
     }
+}
+
+/// The shooting and two checks of 10 s each, with room to spare.
+const fn public_night_secs() -> u16 {
+    40
 }
 
 fn step(step: Night0Step, secs: u16) -> TimedStep {

@@ -8,7 +8,7 @@ use crate::prompt::Expect;
 use crate::role::Team;
 use crate::seat::{Seat, SeatList, SeatSet};
 use crate::setup::{Deal, Player, Setup};
-use crate::{Envelope, RuleSet};
+use crate::{Envelope, Event, RuleSet, Step};
 use rand::Rng;
 
 /// How a simulated table behaves; drawn per game so that quiet games
@@ -323,11 +323,15 @@ pub fn command_from_bytes(op: u8, a: u8, b: u8) -> Command {
 }
 
 /// The same game with other hidden facts: each night check aims elsewhere
-/// when the rules allow it, and before some night commands the judge
-/// enters another shot or check and takes it back. Every public fact stays
-/// the same (same result, same public events at the same times); only
-/// what the public must not learn differs, including how many commands
-/// were entered. For tests of what the public sees.
+/// when the rules allow it, before some night commands the judge enters
+/// another shot or check and takes it back, and every hidden command of a
+/// night comes earlier, the one that ends it anywhere in the same quantum
+/// of the public night (`game::public_night_length`), the day after it
+/// following as much earlier. Every public fact stays the same (same
+/// result, same public commands, at the same times after their night's
+/// start or morning); only what the public must not learn differs,
+/// including how many commands each night took and how long. For tests
+/// of what the public sees.
 pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
     let (mut game, mut events) = Game::new(sim.setup.clone(), sim.events[0].at);
     let mut commands = Vec::new();
@@ -343,8 +347,17 @@ pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
             evs
         })
     };
+    let mut last = sim.events[0].at;
+    let mut night_start = None;
+    // How much earlier than the original the twin's game runs by now.
+    let mut earlier = 0;
     for (at, cmd) in &sim.commands {
-        let at = *at;
+        let due = *at - earlier;
+        let (at, ends_night) = retimed(&game, cmd, due, last, &mut night_start, rng);
+        if ends_night {
+            earlier += due - at;
+        }
+        last = at;
         let other = |rng: &mut R| Seat::all().nth(rng.gen_range(0..crate::SEATS));
         let (decoy, aimed) = match *cmd {
             Command::Shot { by, .. } => (
@@ -395,4 +408,55 @@ pub fn hidden_twin<R: Rng>(sim: &SimulatedGame, rng: &mut R) -> SimulatedGame {
         events,
         game,
     }
+}
+
+/// When the twin enters `cmd`, due at `at`, and whether it ends a night: a
+/// hidden command of a hidden night step anywhere after the twin's
+/// previous one (`last`); the one that ends the night no earlier than the
+/// start of the public night's quantum `at` fell in, so the night lasts as
+/// long for the public.
+fn retimed<R: Rng>(
+    game: &Game,
+    cmd: &Command,
+    at: i64,
+    last: i64,
+    night_start: &mut Option<i64>,
+    rng: &mut R,
+) -> (i64, bool) {
+    let c = game.core();
+    let hidden_step = c.night > 0 && matches!(c.step, Step::Night { .. } | Step::BestMove { .. });
+    let mut probe = game.clone();
+    let Ok(evs) = probe.apply(cmd, at) else {
+        return (at, false);
+    };
+    let started = evs.iter().find_map(|e| match e.event {
+        Event::NightStarted { night, .. } if night > 0 => Some(e.at),
+        _ => None,
+    });
+    if started.is_some() {
+        *night_start = started;
+    }
+    if started.is_some() || !hidden_step {
+        return (at, false);
+    }
+    let ending =
+        |e: &Envelope| matches!(e.event, Event::DayStarted { .. } | Event::GameEnded { .. });
+    // A public command (a foul at night) keeps its time; so does one whose
+    // public events come before the night's end.
+    let hidden_before_end = evs
+        .iter()
+        .take_while(|e| !ending(e))
+        .all(|e| e.event.for_audience(crate::Audience::Public).is_none());
+    if !hidden_before_end {
+        return (at, false);
+    }
+    let ends_night = evs.iter().any(ending);
+    let mut lo = last;
+    if let (true, Some(start)) = (ends_night, *night_start) {
+        let quantum = i64::from(game.params().public_night_secs.max(1)) * 1000;
+        let bucket = ((at - start).max(1) - 1) / quantum;
+        lo = lo.max(start + bucket * quantum + 1);
+    }
+    let t = if lo >= at { at } else { rng.gen_range(lo..=at) };
+    (t, ends_night)
 }

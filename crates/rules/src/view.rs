@@ -80,6 +80,7 @@ impl Game {
         // No cards are dealt yet: only the judge knows the deal to come.
         let undealt = c.step == Step::BeforeDeal && audience != Audience::Judge;
         let night = c.is_night();
+        let hidden_step = matches!(c.step, Step::Night { .. } | Step::BestMove { .. });
         let seats = Seat::all()
             .map(|s| {
                 let st = c.seats[s.index()];
@@ -133,9 +134,13 @@ impl Game {
             night: c.night,
             when: c.when(),
             step: (!(hide && night)).then_some(c.step),
-            step_started_at: (!(hide && night)).then_some(c.step_started_at),
+            // When a hidden night step began says when the command before
+            // it was entered: the public never learns it, not even once the
+            // game is over (its own clock runs on the public night).
+            step_started_at: (!(hide && night || audience == Audience::Public && hidden_step))
+                .then(|| self.seen_at(audience, c.step_started_at)),
             shooting_started: !hide && night && c.shooting_started,
-            speech_started_at: c.speech_started_at,
+            speech_started_at: c.speech_started_at.map(|t| self.seen_at(audience, t)),
             night_kill: c.kill.filter(|_| !hide && night && c.night > 0),
             seats,
             nominees: c.nominees,
@@ -149,10 +154,24 @@ impl Game {
     }
 }
 
+impl Game {
+    /// A time as `audience` sees it: the public's clock holds the day
+    /// after a night back to its morning's public time.
+    fn seen_at(&self, audience: Audience, at: i64) -> i64 {
+        if audience == Audience::Public {
+            self.public_at(at)
+        } else {
+            at
+        }
+    }
+}
+
 /// One event as an audience sees it, numbered in that audience's own
 /// sequence: for the public, the count of events it has seen, with no
-/// command number (both would count hidden night commands otherwise); for
-/// the broadcast and the judges, the engine's own numbers.
+/// command number (both would count hidden night commands otherwise) and
+/// its own time (`Game::public_at`: a night lasts the rule set's public
+/// length, however many hidden commands it took); for the broadcast and
+/// the judges, the engine's own numbers and times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shown {
     pub seq: u32,
@@ -190,7 +209,7 @@ impl Game {
         self.fold(env)?;
         let public = (self.public_seq() > public_before).then(|| Shown {
             seq: self.public_seq(),
-            at: env.at,
+            at: self.public_at(env.at),
             cmd: None,
             // Once the result is known the whole history may be shown.
             event: if was_over {

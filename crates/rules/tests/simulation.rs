@@ -273,9 +273,10 @@ fn public_stream(sim: &mafia_rules::sim::SimulatedGame) -> Vec<(mafia_rules::vie
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
-    /// Issue 8 #1: command numbers, event numbers, times and views seen by
-    /// the public are the same for two games that differ only in hidden
-    /// facts (other checks, shots entered and taken back).
+    /// Issue 8 #1, issue 36 #3: command numbers, event numbers, times and
+    /// views seen by the public are the same for two games that differ only
+    /// in hidden facts (other checks, shots entered and taken back, nights
+    /// that took other times).
     #[test]
     fn games_differing_only_in_hidden_facts_look_the_same_to_the_public(
         rules in rules(),
@@ -297,8 +298,8 @@ proptest! {
 }
 
 #[test]
-fn a_hidden_twin_differs_in_hidden_facts_and_command_numbers() {
-    let mut differ = 0;
+fn a_hidden_twin_differs_in_hidden_facts_command_numbers_and_night_lengths() {
+    let (mut differ, mut retimed) = (0, 0);
     for seed in 0..20 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let sim = simulate(
@@ -310,11 +311,26 @@ fn a_hidden_twin_differs_in_hidden_facts_and_command_numbers() {
         if twin.commands.len() > sim.commands.len() && twin.events != sim.events {
             differ += 1;
         }
+        // The nights took other times (issue 36 #3): the morning came
+        // earlier, and the day after it too.
+        let mornings = |g: &mafia_rules::sim::SimulatedGame| -> Vec<i64> {
+            g.events
+                .iter()
+                .filter(
+                    |e| matches!(e.event, mafia_rules::Event::DayStarted { day, .. } if day > 1),
+                )
+                .map(|e| e.at)
+                .collect()
+        };
+        if mornings(&twin) != mornings(&sim) {
+            retimed += 1;
+        }
     }
     assert!(
         differ >= 15,
         "only {differ} of 20 twins took back a hidden command"
     );
+    assert!(retimed >= 15, "only {retimed} of 20 twins had other nights");
 }
 
 #[test]

@@ -68,6 +68,41 @@ impl Default for ServerConfig {
     }
 }
 
+/// What the pages may load from elsewhere.
+#[derive(Clone, Debug, Default)]
+pub struct PagesConfig {
+    /// Origins (`scheme://host[:port]`) players' photos may be loaded from.
+    /// A photo anywhere else is not offered, and the pages' content
+    /// security policy lets a browser load images from these and the
+    /// gateway only: a third party cannot follow the hall and OBS machines.
+    pub photo_hosts: Vec<String>,
+}
+
+impl PagesConfig {
+    /// Whether a photo at `url` may be shown: on the gateway itself (a
+    /// path), in the URL itself (`data:image/…`), or at an allowed origin.
+    pub fn allows_photo(&self, url: &str) -> bool {
+        let on_gateway = url.starts_with('/') && !url.starts_with("//");
+        on_gateway
+            || url.starts_with("data:image/")
+            || self.photo_hosts.iter().any(|h| {
+                url.strip_prefix(h.trim_end_matches('/'))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+    }
+
+    /// The `Content-Security-Policy` of every page: images from the
+    /// gateway and the allowed photo origins only.
+    pub fn content_security_policy(&self) -> String {
+        let mut p = String::from("img-src 'self' data:");
+        for h in &self.photo_hosts {
+            p.push(' ');
+            p.push_str(h.trim_end_matches('/'));
+        }
+        p
+    }
+}
+
 /// Where the judge console (`console.rs`) finds the referee.
 #[derive(Clone, Debug, Default)]
 pub struct ConsoleConfig {
@@ -104,6 +139,7 @@ pub struct AppState {
     /// Tournament standings, folded off the log (`crate::standings`).
     pub standings: crate::board::Board,
     pub console: ConsoleConfig,
+    pub pages: PagesConfig,
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,5 +244,37 @@ impl From<HubOrAuth> for ApiError {
             HubOrAuth::Hub(e) => e.into(),
             HubOrAuth::Auth(e) => e.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod pages_tests {
+    use super::PagesConfig;
+
+    #[test]
+    fn a_photo_is_allowed_on_the_gateway_and_the_configured_origins_only() {
+        let pages = PagesConfig {
+            photo_hosts: vec!["https://photos.example.org/".into()],
+        };
+        for ok in [
+            "/photos/1.png",
+            "data:image/png;base64,iVBORw0KGgo=",
+            "https://photos.example.org/p/1.png",
+        ] {
+            assert!(pages.allows_photo(ok), "{ok}");
+        }
+        for bad in [
+            "https://tracker.example.com/1.png",
+            "https://photos.example.org.tracker.com/1.png",
+            "//tracker.example.com/1.png",
+            "http://photos.example.org/1.png",
+        ] {
+            assert!(!pages.allows_photo(bad), "{bad}");
+        }
+        assert_eq!(
+            pages.content_security_policy(),
+            "img-src 'self' data: https://photos.example.org"
+        );
+        assert!(!PagesConfig::default().allows_photo("https://photos.example.org/1.png"));
     }
 }

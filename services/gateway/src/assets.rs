@@ -1,6 +1,7 @@
 //! The screens, embedded in the binary so running needs no front-end
 //! toolchain. Each page follows the raw feed (FEED.md) from the browser.
 
+use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -66,12 +67,14 @@ pub fn embedded(assets: &'static [(&'static str, &'static str, &'static str)]) -
     assets.iter().fold(Router::new(), |r, &(path, ty, body)| {
         r.route(
             path,
-            get(move || async move {
+            get(move |State(state): State<AppState>| async move {
+                let csp = state.pages.content_security_policy();
                 (
                     [
                         (header::CONTENT_TYPE, ty),
                         (header::CACHE_CONTROL, "no-cache"),
                     ],
+                    [(header::CONTENT_SECURITY_POLICY, csp)],
                     body,
                 )
                     .into_response()

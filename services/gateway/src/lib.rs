@@ -130,5 +130,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         closing: closing::Closing::default(),
         standings: board::Board::default(),
         console: ConsoleConfig::default(),
+        pages: app::PagesConfig::default(),
     }
 }

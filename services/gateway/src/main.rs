@@ -67,6 +67,16 @@ struct Args {
     /// proxy, where every client has the proxy's address: cap there).
     #[arg(long, env = "MAFIA_GATEWAY_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = mafia_gateway::app::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)]
     max_connections_per_address: usize,
+    /// How long a finished game stays in memory (its feeds, the hall's
+    /// table) after the broadcast saw its end; its protocol stays in the
+    /// log.
+    #[arg(long, env = "MAFIA_FINISHED_RETENTION_SECS", default_value_t = 3600)]
+    finished_retention_secs: u64,
+    /// Origins (comma-separated, `scheme://host[:port]`) players' photos
+    /// may be loaded from; a photo elsewhere is not shown, and the pages
+    /// load images from the gateway and these only.
+    #[arg(long, env = "MAFIA_PHOTO_HOSTS", value_delimiter = ',')]
+    photo_hosts: Vec<String>,
     /// Print the GraphQL schema (SDL) and exit.
     #[arg(long)]
     print_schema: bool,
@@ -138,6 +148,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
         log,
         HubConfig {
             broadcast_delay: Duration::from_secs(args.broadcast_delay_secs),
+            retention: Duration::from_secs(args.finished_retention_secs),
             ..HubConfig::default()
         },
     )
@@ -193,6 +204,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     let mut state = app_state(hub.clone(), tokens, server);
     state.console.referee_url = args.console_referee_url.clone();
     state.console.scoring_url = args.console_scoring_url.clone();
+    state.pages.photo_hosts = args.photo_hosts.clone();
     if !args.metrics_listen.is_empty() {
         let m = tokio::net::TcpListener::bind(&args.metrics_listen)
             .await

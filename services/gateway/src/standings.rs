@@ -10,7 +10,12 @@
 //! waiting for the chief judge. Only a chief judge of the whole tournament
 //! (the access model's `may_rule`) sees those in the standings; a chief
 //! judge's approvals and appeals list only the games he rules on.
+//!
+//! Each audience reads a game's result only once its own stream has shown
+//! the game's end ([`as_seen`]): the broadcast after its delay, the public
+//! after its night; the judges at once.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use async_graphql::{Context, Error, Json, Object, Result, SimpleObject, Subscription};
@@ -33,6 +38,8 @@ use crate::app::{ApiError, AppState, FeedQuery};
 use crate::auth::{caller_of, Caller};
 pub use crate::board::{follow, Board, FollowError, Snapshot};
 use crate::closing::{frame, send_close, GOING_AWAY};
+use crate::hub::Hub;
+use mafia_rules::Audience;
 
 /// Whether the caller may see what waits for the chief judge in the
 /// standings, whose sums mix every game: a chief judge of the whole
@@ -44,6 +51,48 @@ fn is_chief(caller: &Caller, t: &TournamentId) -> bool {
 /// Whether the caller rules on this game (its approvals and appeals).
 fn rules_on(caller: &Caller, game: &mafia_record::GameId) -> bool {
     caller.may_rule(&Scope::Game(game.clone())).is_ok()
+}
+
+/// The tournament as `caller`'s audience may see it now, and how many
+/// results it leaves out: a game whose end that audience's stream has not
+/// shown yet (the broadcast's delay, the public's night) counts as
+/// unfinished, its result, inputs and corrections left out. The chief
+/// judge and the table judges see every result at once.
+pub fn as_seen(caller: &Caller, hub: &Hub, snap: &Snapshot) -> (Snapshot, usize) {
+    let audience = if is_chief(caller, &snap.tournament.id) {
+        Audience::Judge
+    } else {
+        caller.audience()
+    };
+    if audience == Audience::Judge {
+        return (snap.clone(), 0);
+    }
+    let unshown: Vec<_> = snap
+        .tournament
+        .games
+        .values()
+        .filter(|g| g.result.is_some() && !hub.shown_end(&g.id, audience))
+        .map(|g| g.id.clone())
+        .collect();
+    if unshown.is_empty() {
+        return (snap.clone(), 0);
+    }
+    let mut t = (*snap.tournament).clone();
+    for id in &unshown {
+        if let Some(g) = t.games.get_mut(id) {
+            g.result = None;
+            g.inputs = None;
+            g.winner_override = None;
+            g.corrections.clear();
+        }
+        // The tournament's incremental ledger: the game counts no more.
+        t.ledger.set(id, None);
+    }
+    let seen = Snapshot {
+        version: snap.version,
+        tournament: Arc::new(t),
+    };
+    (seen, unshown.len())
 }
 
 /// The standings `caller` may see.
@@ -281,6 +330,12 @@ fn snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
     board(ctx)?.get(&id).ok_or_else(|| Error::new(unknown(&id)))
 }
 
+/// The tournament as the caller's audience sees it now ([`as_seen`]).
+fn seen_snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
+    let snap = snapshot(ctx, tournament)?;
+    Ok(as_seen(caller(ctx), ctx.data::<Hub>()?, &snap).0)
+}
+
 /// For a chief judge of the tournament only, who then reads only the games
 /// he rules on (`rules_on`).
 fn chief_snapshot(ctx: &Context<'_>, tournament: &str) -> Result<Snapshot> {
@@ -309,7 +364,7 @@ impl StandingsQuery {
     /// points split as its scheme defines it. Counts finished, scored games
     /// only; extras waiting for approval show for the chief judge alone.
     async fn standings(&self, ctx: &Context<'_>, tournament: String) -> Result<StandingsTable> {
-        Ok(table(caller(ctx), &snapshot(ctx, &tournament)?))
+        Ok(table(caller(ctx), &seen_snapshot(ctx, &tournament)?))
     }
 
     /// A player's scored games in the tournament, in game-id order.
@@ -319,7 +374,7 @@ impl StandingsQuery {
         tournament: String,
         player: String,
     ) -> Result<Vec<HistoryGame>> {
-        let snap = snapshot(ctx, &tournament)?;
+        let snap = seen_snapshot(ctx, &tournament)?;
         let t = &snap.tournament;
         let p = PlayerId::new(&player);
         if !t.players.contains_key(&p) {
@@ -395,18 +450,37 @@ impl StandingsQuery {
     }
 }
 
-/// Each newer fold of a tournament, starting with the one there is.
-fn snapshots(mut rx: crate::board::Watch) -> impl Stream<Item = Snapshot> {
-    let first = rx.borrow_and_update().clone();
-    futures::stream::unfold((first, rx), |(first, mut rx)| async move {
-        if let Some(s) = first {
-            return Some((s, (None, rx)));
-        }
-        loop {
-            rx.changed().await.ok()?;
-            let next = rx.borrow_and_update().clone();
-            if let Some(s) = next {
-                return Some((s, (None, rx)));
+/// The tournament as `who` sees it ([`as_seen`]), starting with the fold
+/// there is, then again after each newer fold and each end a held stream
+/// shows that changes it.
+fn snapshots(
+    rx: crate::board::Watch,
+    hub: Hub,
+    who: Caller,
+) -> impl Stream<Item = Snapshot> {
+    let ends = hub.watch_ends();
+    let state = (rx, ends, None::<(u64, usize)>, true);
+    futures::stream::unfold(state, move |(mut rx, mut ends, last, first)| {
+        let (hub, who) = (hub.clone(), who.clone());
+        async move {
+            let mut first = first;
+            loop {
+                if !first {
+                    tokio::select! {
+                        r = rx.changed() => r.ok()?,
+                        r = ends.changed() => r.ok()?,
+                    }
+                }
+                first = false;
+                ends.borrow_and_update();
+                let Some(snap) = rx.borrow_and_update().clone() else {
+                    continue;
+                };
+                let (seen, hidden) = as_seen(&who, &hub, &snap);
+                let key = (snap.version, hidden);
+                if last != Some(key) {
+                    return Some((seen, (rx, ends, Some(key), false)));
+                }
             }
         }
     })
@@ -429,7 +503,8 @@ impl StandingsSubscription {
             .watch(&id)
             .map_err(|e| Error::new(e.to_string()))?;
         let who = caller(ctx).clone();
-        Ok(snapshots(rx).map(move |s| table(&who, &s)))
+        let hub = ctx.data::<Hub>()?.clone();
+        Ok(snapshots(rx, hub, who.clone()).map(move |s| table(&who, &s)))
     }
 }
 
@@ -511,17 +586,22 @@ async fn api_tournaments(State(state): State<AppState>) -> axum::Json<Value> {
 
 /// The tournament's registered players, for the screens' nicknames and
 /// photos: `{"players": [{id, nickname, club, photo_url}…]}` (public: the
-/// organiser's own listing).
+/// organiser's own listing), a photo only where the pages may load it
+/// from (`PagesConfig::allows_photo`).
 async fn api_players(
     State(state): State<AppState>,
     Path(tournament): Path<String>,
 ) -> Result<axum::Json<Value>, Refusal> {
     let snap = snap_of(&state, &tournament)?;
-    let players: Vec<&mafia_tournament::Player> = snap
+    let players: Vec<mafia_tournament::Player> = snap
         .tournament
         .players
         .values()
-        .map(|r| &r.player)
+        .map(|r| {
+            let mut p = r.player.clone();
+            p.photo_url = p.photo_url.filter(|u| state.pages.allows_photo(u));
+            p
+        })
         .collect();
     Ok(axum::Json(json!({ "players": players })))
 }
@@ -540,6 +620,7 @@ async fn ws_standings(
         .watch(&id)
         .map_err(|e| Refusal::Api(ApiError::unavailable(e.to_string())))?;
     let config = state.config.clone();
+    let hub = state.hub.clone();
     let closing = state.closing.clone();
     Ok(ws
         .max_message_size(64 * 1024)
@@ -547,7 +628,7 @@ async fn ws_standings(
             state.closing.track(async move {
                 let (mut tx, mut rx_ws) = socket.split();
                 let send_timeout = config.send_timeout;
-                let mut tables = Box::pin(snapshots(rx));
+                let mut tables = Box::pin(snapshots(rx, hub, who.clone()));
                 let mut ping = tokio::time::interval(config.ping_interval);
                 ping.tick().await;
                 let mut last_seen = Instant::now();
@@ -607,7 +688,7 @@ async fn export_file(
     headers: HeaderMap,
 ) -> Result<Response, Refusal> {
     let who = caller_of(&state.tokens, q.token.as_deref(), &headers).map_err(auth)?;
-    let snap = snap_of(&state, &tournament)?;
+    let (snap, _) = as_seen(&who, &state.hub, &snap_of(&state, &tournament)?);
     let chief = is_chief(&who, &snap.tournament.id);
     let games = || {
         let g = export::game_points(&snap.tournament);

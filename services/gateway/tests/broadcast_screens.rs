@@ -23,7 +23,7 @@ use common::{append, chromium, game, BROADCAST, CHIEF};
 use mafia_event_log::EventLog;
 use mafia_record::Header;
 use mafia_rules::sim::{simulate, SimulatedGame};
-use mafia_rules::{Envelope, RuleSetId};
+use mafia_rules::{Audience, Envelope, RuleSetId};
 use rand::SeedableRng;
 use serde_json::Value;
 
@@ -76,9 +76,15 @@ const PHOTO_PLAYER: &str = "p21";
 const PHOTO: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 async fn cup_with_games() -> cup::Gateway {
+    cup_with_games_photo(PHOTO).await
+}
+
+/// The cup with round 1 played and round 2 under way, seat 1 of every game
+/// a player whose photo is at `photo`.
+async fn cup_with_games_photo(photo: &str) -> cup::Gateway {
     let gw = cup::gateway().await;
     let registered = serde_json::json!({"type": "player_registered",
-        "player": {"id": PHOTO_PLAYER, "nickname": "Анна", "club": null, "photo_url": PHOTO}, "at": 1_780_000_990_000_i64});
+        "player": {"id": PHOTO_PLAYER, "nickname": "Анна", "club": null, "photo_url": photo}, "at": 1_780_000_990_000_i64});
     let last = gw.log.last_seq("tournament.cup").await.unwrap();
     gw.log
         .append("tournament.cup", last, 0, &[registered.to_string().into()])
@@ -87,6 +93,19 @@ async fn cup_with_games() -> cup::Gateway {
     for t in 1..=3 {
         play(&gw.log, &format!("cup.main.r1.t{t}.g1"), t, None).await;
     }
+    // Round 1 is over for every audience (the public after its last
+    // night), so what each reads besides the stream counts its results.
+    let ids: Vec<mafia_record::GameId> = (1..=3)
+        .map(|t| format!("cup.main.r1.t{t}.g1").parse().unwrap())
+        .collect();
+    common::until(&gw.hub, |h| {
+        ids.iter().all(|id| {
+            [Audience::Public, Audience::Broadcast]
+                .into_iter()
+                .all(|a| h.state(id, a).is_ok_and(|s| s.over))
+        })
+    })
+    .await;
     under_way(&gw.log, 1..=12, 60).await;
     gw
 }
@@ -210,8 +229,11 @@ fn screens() -> Vec<Screen> {
             path: "/standings?tournament=cup".into(),
             ready: "document.body.hasAttribute('data-version')",
             fixed: false,
-            en: &["Player", "Games scored: 4", "Total"],
-            ru: &["Игрок", "Сыграно игр: 4", "Итого"],
+            // The cup's log scored four games, two of round 2; round 2's
+            // games are under way here, and the public reads a result
+            // only once its stream has shown the game's end.
+            en: &["Player", "Games scored: 2", "Total"],
+            ru: &["Игрок", "Сыграно игр: 2", "Итого"],
         },
         Screen {
             name: "standings-overlay",
@@ -344,7 +366,15 @@ async fn the_hall_shows_the_current_round_and_a_chosen_one_with_results_and_stan
             "document.querySelector('#side [data-player]').getAttribute('data-player')",
         )
         .await;
-    let t = cup::folded(&gw.log).await;
+    // The hall is public: it reads no result of a game whose end its
+    // stream has not shown, and round 2's games are under way here (the
+    // cup's log has results for two of them).
+    let mut t = cup::folded(&gw.log).await;
+    let running: Vec<_> = t.games.keys().filter(|g| g.round == 2).cloned().collect();
+    for id in running {
+        t.games.get_mut(&id).unwrap().result = None;
+        t.ledger.set(&id, None);
+    }
     assert_eq!(
         leader,
         mafia_tournament::standings(&t).rows[0].player.to_string()
@@ -461,11 +491,11 @@ async fn the_overlay_says_a_nomination_in_words_and_shows_the_vote_as_it_is_coun
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
-    let sim = simulate(
+    let sim = common::quick_nights(simulate(
         RuleSetId::Rfm,
         &mut rand_chacha::ChaCha8Rng::seed_from_u64(5),
         now,
-    );
+    ));
     let id = "cup.main.r2.t1.g1";
     open(&gw.log, id, &sim).await;
     let kind = |e: &Envelope| serde_json::to_value(e.event).unwrap()["type"].clone();
@@ -538,6 +568,58 @@ async fn a_bad_token_is_said_on_the_screen_and_not_retried() {
         b.screenshot(&page, &format!("bad-token-{lang}")).await;
         b.close(page).await;
     }
+}
+
+/// Issue 36 #10: a player's photo on a host the gateway was not told to
+/// allow (`--photo-hosts`) is never asked for by the overlay or the
+/// spectator page, so no third party learns of the hall and OBS machines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_photo_on_an_outside_host_is_never_asked_for_by_the_overlay_or_the_spectator_page() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncWriteExt;
+    let Some(bin) = browser_or_skip() else { return };
+    // The outside host: counts the connections it gets, answers 404.
+    let outside = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let host = outside.local_addr().unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = outside.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let _ = s
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await;
+        }
+    });
+    let gw = cup_with_games_photo(&format!("http://{host}/anna.png")).await;
+    let mut b = Browser::launch(&bin).await;
+    // Ready once the seats are drawn and the players' listing (the photos)
+    // was read and drawn in.
+    let ready = "document.querySelectorAll('[data-seat]').length === 10 && performance.getEntriesByType('resource').some((e) => e.name.includes('/api/players/cup'))";
+    for path in [
+        "/overlay?tournament=cup&table=1",
+        "/spectator?game=cup.main.r2.t1.g1",
+    ] {
+        let url = format!("http://{}{path}", gw.addr);
+        let (page, _) = visit(&mut b, &url, (1920, 1080), false, ready, path).await;
+        // What the page drew after the listing came: no photo to show.
+        let photo = b
+            .eval(
+                &page,
+                "!!document.querySelector('[data-seat=\"1\"] img.photo')",
+            )
+            .await;
+        assert_eq!(photo, Value::Bool(false), "{path} shows an outside photo");
+        assert_only_gateway(&b, &page, &gw.addr, path);
+        b.close(page).await;
+    }
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "the outside host was asked"
+    );
 }
 
 #[test]

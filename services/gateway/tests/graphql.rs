@@ -477,6 +477,12 @@ async fn the_protocol_is_given_only_once_the_game_is_over() {
     append(&fx.log, "cup.final.r1.t1.g1", &sim.events[60..]).await;
     let n = sim.events.len() as u64;
     until_folded(&fx.hub, "cup.final.r1.t1.g1", n).await;
+    // The public's copy ends once its last night is over for it.
+    let id = gid("cup.final.r1.t1.g1");
+    until(&fx.hub, |h| {
+        h.state(&id, Audience::Public).is_ok_and(|s| s.over)
+    })
+    .await;
     let (_, r) = post(fx.addr, "/graphql", None, &q).await;
     let evs = r["data"]["protocol"]["events"].as_array().unwrap();
     assert_eq!(evs.len() as u64, n);

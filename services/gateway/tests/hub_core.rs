@@ -16,11 +16,13 @@ const G: &str = "cup.final.r1.t1.g1";
 const BAD: &str = "cup.final.r1.t9.g1";
 
 const DELAY: Duration = Duration::from_secs(60);
+const RETENTION: Duration = Duration::from_secs(600);
 
 fn core() -> HubCore {
     HubCore::new(CoreConfig {
         broadcast_delay: DELAY,
         history: 4096,
+        retention: RETENTION,
     })
 }
 
@@ -279,11 +281,17 @@ fn public_messages(out: &[Transmit]) -> Vec<String> {
 }
 
 /// Everything the public gets of game [`G`] when `sim`'s events arrive live,
-/// each at its own time: the table and hall messages with the instant they
-/// were sent, then the events GraphQL's `events` and a resuming raw-feed
-/// subscriber would be given, and the public state.
+/// each at its own time, the core woken at each `poll_timeout` as the shell
+/// wakes it: the table and hall messages with the instant they were sent,
+/// then the events GraphQL's `events` and a resuming raw-feed subscriber
+/// would be given, and the public state.
 fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
-    let mut core = core();
+    // Kept a day after its end: read back below once every night is over.
+    let mut core = HubCore::new(CoreConfig {
+        broadcast_delay: DELAY,
+        history: 4096,
+        retention: Duration::from_secs(86_400),
+    });
     let mut out = Vec::new();
     core.add_game(
         &gid(G),
@@ -295,24 +303,39 @@ fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
     let mut seen = public_messages(&out);
     let t0 = Instant::now();
     let start = sim.events[0].at;
+    let record = |instant: Instant, out: &[Transmit], seen: &mut Vec<String>| {
+        let public = public_messages(out);
+        if !public.is_empty() {
+            let ms = instant.duration_since(t0).as_millis();
+            seen.push(format!("at +{ms} ms: {} messages", public.len()));
+            seen.extend(public);
+        }
+    };
+    let wake_until = |core: &mut HubCore, until: Instant, seen: &mut Vec<String>| {
+        while let Some(due) = core.poll_timeout().filter(|d| *d <= until) {
+            let mut out = Vec::new();
+            core.handle_timeout(due, &mut out);
+            record(due, &out, seen);
+        }
+    };
     for e in &sim.events {
-        let now = at(t0 + Duration::from_millis((e.at - start) as u64), e.at);
+        let instant = t0 + Duration::from_millis((e.at - start) as u64);
+        wake_until(&mut core, instant, &mut seen);
         let mut out = Vec::new();
         core.handle_event(
             &gid(G),
             e.seq as u64,
             &payload(e),
             Arrival::Live,
-            now,
+            at(instant, e.at),
             &mut out,
         )
         .unwrap();
-        let public = public_messages(&out);
-        if !public.is_empty() {
-            seen.push(format!("at {}: {} messages", e.at, public.len()));
-            seen.extend(public);
-        }
+        record(instant, &out, &mut seen);
     }
+    let last = sim.events.last().unwrap().at - start;
+    let hour_after = t0 + Duration::from_millis(last as u64) + Duration::from_secs(3600);
+    wake_until(&mut core, hour_after, &mut seen);
     let events = core
         .events(&gid(G), Audience::Public, 0, usize::MAX)
         .unwrap();
@@ -329,6 +352,55 @@ fn public_side(sim: &mafia_rules::sim::SimulatedGame) -> Vec<String> {
             .to_string(),
     );
     seen
+}
+
+/// The hidden commands entered in each night after night 0, and when its
+/// morning came by the judge's clock (after the night began).
+fn nights(sim: &mafia_rules::sim::SimulatedGame) -> Vec<(usize, i64)> {
+    use mafia_rules::Event;
+    let mut nights = Vec::new();
+    let mut open: Option<(i64, u32, std::collections::BTreeSet<u32>)> = None;
+    for e in &sim.events {
+        match (e.event, &mut open) {
+            (Event::NightStarted { night, .. }, _) if night > 0 => {
+                open = Some((e.at, e.cmd, Default::default()))
+            }
+            (Event::DayStarted { .. } | Event::GameEnded { .. }, Some((start, _, cmds))) => {
+                cmds.insert(e.cmd);
+                nights.push((cmds.len(), e.at - *start));
+                open = None;
+            }
+            (_, Some((_, first, cmds))) if e.cmd != *first => {
+                cmds.insert(e.cmd);
+            }
+            _ => {}
+        }
+    }
+    nights
+}
+
+#[test]
+fn hidden_twins_with_other_night_commands_give_the_public_the_same_transmits_at_the_same_instants()
+{
+    use rand::SeedableRng;
+    let mut compared = 0;
+    for seed in 0..12u64 {
+        let rules = RuleSetId::ALL[seed as usize % RuleSetId::ALL.len()];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let sim = mafia_rules::sim::simulate(rules, &mut rng, 1_700_000_000_000);
+        let twin = mafia_rules::sim::hidden_twin(&sim, &mut rng);
+        let (a, b) = (nights(&sim), nights(&twin));
+        if a == b {
+            continue;
+        }
+        compared += 1;
+        assert_eq!(
+            public_side(&sim),
+            public_side(&twin),
+            "{rules:?} seed {seed}: {a:?} against {b:?}"
+        );
+    }
+    assert!(compared >= 8, "only {compared} twins had other nights");
 }
 
 proptest::proptest! {
@@ -353,6 +425,81 @@ proptest::proptest! {
             proptest::prop_assert!(!x.contains("\"cmd\""), "{}", x);
         }
     }
+}
+
+/// A core with game [`G`] played to its end, every event arriving live at
+/// the instant it starts at.
+fn with_a_finished_game() -> (HubCore, Instant) {
+    let (mut core, sim, t0) = with_game();
+    let now = at(t0, sim.events.last().unwrap().at);
+    for e in &sim.events {
+        let (seq, p) = (e.seq as u64, payload(e));
+        core.handle_event(&gid(G), seq, &p, Arrival::Live, now, &mut Vec::new())
+            .unwrap();
+    }
+    (core, t0)
+}
+
+/// Issue 36 #6: a finished game leaves memory once every audience has seen
+/// its end and the retention has passed: its feeds, its hall table, and
+/// the shell is told to end its subscriptions.
+#[test]
+fn a_finished_game_leaves_memory_after_the_broadcast_saw_its_end_and_the_retention() {
+    let (mut core, t0) = with_a_finished_game();
+    let mut out = Vec::new();
+    let gone = t0 + DELAY + RETENTION;
+    while let Some(due) = core.poll_timeout().filter(|d| *d < gone) {
+        core.handle_timeout(due, &mut out);
+    }
+    assert!(core.has_game(&gid(G)), "kept for the retention");
+    assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(true));
+    assert!(core.take_left().is_empty());
+    core.handle_timeout(gone, &mut out);
+    assert!(!core.has_game(&gid(G)), "gone after it");
+    assert_eq!(core.take_left(), vec![std::sync::Arc::new(gid(G))]);
+    assert_eq!(core.shown_end(&gid(G), Audience::Public), None);
+    let hall = core.hall_snapshot(Audience::Public, |_| true);
+    assert_eq!(&hall[..], b"{\"type\":\"tables\",\"tables\":[]}");
+    assert_eq!(core.poll_timeout(), None, "nothing left to wake up for");
+}
+
+/// Issue 36 #8: what an audience reads besides the stream (standings,
+/// exports) learns of a game's end when that audience's stream shows it:
+/// the judges at once, the broadcast after its delay.
+#[test]
+fn a_held_audience_is_shown_a_games_end_only_when_its_stream_shows_it() {
+    let (mut core, t0) = with_a_finished_game();
+    let mut out = Vec::new();
+    assert_eq!(core.shown_end(&gid(G), Audience::Judge), Some(true));
+    assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(false));
+    let before = core.ends();
+    core.handle_timeout(t0 + DELAY, &mut out);
+    assert_eq!(core.shown_end(&gid(G), Audience::Broadcast), Some(true));
+    assert!(core.ends() > before, "the standings are told");
+}
+
+/// A game read from the log that ended longer ago than the delay and the
+/// retention never stays: a gateway started on a long log holds only the
+/// games running or recently finished.
+#[test]
+fn a_game_that_ended_long_ago_leaves_as_soon_as_it_is_read() {
+    let (mut core, sim, t0) = with_game();
+    let mut out = Vec::new();
+    let ended = sim.events.last().unwrap().at;
+    let now = at(t0, ended + (DELAY + RETENTION).as_millis() as i64);
+    for e in &sim.events {
+        core.handle_event(
+            &gid(G),
+            e.seq as u64,
+            &payload(e),
+            Arrival::Logged,
+            now,
+            &mut out,
+        )
+        .unwrap();
+    }
+    assert!(!core.has_game(&gid(G)));
+    assert!(core.games().is_empty());
 }
 
 #[test]

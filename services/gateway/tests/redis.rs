@@ -44,6 +44,9 @@ async fn two_gateways_on_one_redis_log_serve_the_same_feeds() {
                 .is_ok_and(|s| s.seq == n)
                 && h.state(&gid("cup.final.r1.t1.g1"), Audience::Broadcast)
                     .is_ok_and(|s| s.seq == n)
+                // The public's last morning may still be held.
+                && h.state(&gid("cup.final.r1.t1.g1"), Audience::Public)
+                    .is_ok_and(|s| s.seq == sim.game.public_seq() as u64)
         })
         .await;
     }

@@ -415,3 +415,58 @@ async fn the_players_of_a_followed_tournament_are_listed_with_their_photos_for_t
     let (status, _, _) = http(gw.addr, "GET", "/api/players/Not%20An%20Id", None, "").await;
     assert_eq!(status, 400);
 }
+
+/// Reads the standings channel until the table counts `games` games.
+async fn table_with(addr: SocketAddr, token: &str, games: u64) {
+    let (mut ws, mut m) = first_table(addr, Some(token)).await;
+    while m["standings"]["games"] != games {
+        m = next_json(&mut ws).await;
+    }
+}
+
+/// What `token` reads of the cup: the games the channel's first table,
+/// GraphQL and `standings.json` count, and whether `games.json` names the
+/// round-3 game.
+async fn read_by(addr: SocketAddr, token: &str) -> (Value, Value, Value, bool) {
+    let (_, m) = first_table(addr, Some(token)).await;
+    let v = gql(
+        addr,
+        Some(token),
+        "{ standings(tournament: \"cup\") { games } }",
+    )
+    .await;
+    let get = |file: &'static str| async move {
+        let path = format!("/export/cup/{file}");
+        let (status, _, body) = http(addr, "GET", &path, Some(token), "").await;
+        assert_eq!(status, 200, "{body}");
+        body
+    };
+    let standings: Value = serde_json::from_str(&get("standings.json").await).unwrap();
+    (
+        m["standings"]["games"].clone(),
+        v["data"]["standings"]["games"].clone(),
+        standings["games"].clone(),
+        get("games.json").await.contains(cup::ROUND_3),
+    )
+}
+
+/// Issue 36 #8: the broadcast audience (a broadcast or an organiser's
+/// token) reads a game's result in the standings, the channel and the
+/// exports only once its delayed stream has shown the game's end; the
+/// chief judge at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_broadcast_reads_a_result_only_once_its_delayed_stream_has_shown_the_end() {
+    let hour = std::time::Duration::from_secs(3600);
+    // Ended just now, an hour of delay: the broadcast has not seen the end.
+    let gw = cup::gateway_after_a_game(hour, std::time::Duration::ZERO).await;
+    table_with(gw.addr, CHIEF, 5).await;
+    let chief = read_by(gw.addr, CHIEF).await;
+    assert_eq!(chief, (json!(5), json!(5), json!(5), true), "at once");
+    let broadcast = read_by(gw.addr, BROADCAST).await;
+    assert_eq!(broadcast, (json!(4), json!(4), json!(4), false));
+    // Ended two hours ago: the delay is over, the result is read.
+    let gw = cup::gateway_after_a_game(hour, 2 * hour).await;
+    table_with(gw.addr, CHIEF, 5).await;
+    let broadcast = read_by(gw.addr, BROADCAST).await;
+    assert_eq!(broadcast, (json!(5), json!(5), json!(5), true));
+}

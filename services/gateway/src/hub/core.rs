@@ -1,6 +1,6 @@
 //! The hub's state without I/O: games folded with the engine, their feeds
-//! per audience, the broadcast's delayed copy of each game and the hall
-//! messages. It reads no clock and spawns nothing: every input comes with
+//! per audience, the public's and the broadcast's held copies of each game
+//! and the hall messages. It reads no clock and spawns nothing: every input comes with
 //! the time it happened at ([`Now`]), every output is a [`Transmit`] saying
 //! what to send to whom, and [`HubCore::poll_timeout`] says when the core
 //! next needs [`HubCore::handle_timeout`]. The tokio shell around it
@@ -90,6 +90,26 @@ pub enum CoreError {
 pub struct CoreConfig {
     pub broadcast_delay: Duration,
     pub history: usize,
+    /// How long a finished game stays after every audience has seen its
+    /// end; then it leaves memory (its protocol stays in the log).
+    pub retention: Duration,
+}
+
+/// A copy of a game that an audience sees later than it happens, and the
+/// events not yet released to it, each with its release time (in order:
+/// one released no earlier than the one before it).
+struct Lane {
+    game: Game,
+    pending: VecDeque<(Instant, Envelope)>,
+}
+
+impl Lane {
+    fn new(game: Game) -> Lane {
+        Lane {
+            game,
+            pending: VecDeque::new(),
+        }
+    }
 }
 
 struct GameCore {
@@ -97,11 +117,28 @@ struct GameCore {
     /// The id's text, as the feed's messages carry it.
     text: Arc<str>,
     info: GameInfo,
+    /// The judges' copy, folded as events come.
     live: Game,
-    delayed: Game,
-    /// Events not yet released to the broadcast, with their release time.
-    pending: VecDeque<(Instant, Envelope)>,
+    /// The public's: an event is released when its public stamp (the
+    /// engine's `Shown::at`) is due, so a morning comes when the rule set's
+    /// public night is over, however many hidden commands the night took.
+    public: Lane,
+    /// The broadcast's, each event the broadcast delay after it happened.
+    delayed: Lane,
     feeds: [Feed; 3],
+    /// Once the game is over: when it leaves memory (the retention after
+    /// the broadcast, the last audience, has seen its end).
+    leaves_at: Option<Instant>,
+}
+
+impl GameCore {
+    /// Whether it may leave memory at `now`: over, seen over by every
+    /// audience, its retention past.
+    fn may_leave(&self, now: Instant) -> bool {
+        self.leaves_at.is_some_and(|t| t <= now)
+            && self.public.pending.is_empty()
+            && self.delayed.pending.is_empty()
+    }
 }
 
 pub struct HubCore {
@@ -114,6 +151,12 @@ pub struct HubCore {
     deadlines: BinaryHeap<Reverse<(Instant, Arc<GameId>)>>,
     /// Writes every view; its buffers are kept from one event to the next.
     canonical: Canonical,
+    /// Bumped each time a held audience (public, broadcast) is shown a
+    /// game's end: what it reads besides the stream (standings, exports)
+    /// may then include that game's result.
+    ends: u64,
+    /// Games that left memory, not yet told to the shell.
+    left: Vec<Arc<GameId>>,
 }
 
 impl HubCore {
@@ -124,6 +167,8 @@ impl HubCore {
             skipped: HashSet::new(),
             deadlines: BinaryHeap::new(),
             canonical: Canonical::default(),
+            ends: 0,
+            left: Vec::new(),
         }
     }
 
@@ -165,8 +210,9 @@ impl HubCore {
             feeds: AUDIENCES.map(|a| Feed::new(a, &text, &fresh, &mut self.canonical)),
             text,
             live: fresh.clone(),
-            delayed: fresh,
-            pending: VecDeque::new(),
+            public: Lane::new(fresh.clone()),
+            delayed: Lane::new(fresh),
+            leaves_at: None,
         };
         for a in AUDIENCES {
             out.push(Transmit {
@@ -182,8 +228,9 @@ impl HubCore {
     }
 
     /// Folds one stored event (a `LoggedEvent` payload) of a known game:
-    /// publishes it to the public and the judges at once and schedules it
-    /// for the broadcast. Returns whether it was folded (an event already
+    /// publishes it to the judges at once, to the public when its public
+    /// stamp is due (at once but for a morning and what follows it) and
+    /// schedules it for the broadcast. Returns whether it was folded (an event already
     /// folded, or of a refused game, is ignored).
     pub fn handle_event(
         &mut self,
@@ -210,28 +257,58 @@ impl HubCore {
             seq,
             why: e.to_string(),
         })?;
-        for a in [Audience::Public, Audience::Judge] {
-            let shown = seen.for_audience(a);
-            publish(g, a, shown, self.config.history, &mut self.canonical, out);
-        }
-        let delay = self.config.broadcast_delay;
-        let due = match arrival {
-            Arrival::Live => now.at + delay,
+        let shown = seen.for_audience(Audience::Judge);
+        publish(
+            g,
+            Audience::Judge,
+            shown,
+            self.config.history,
+            &mut self.canonical,
+            out,
+        );
+        let age = match arrival {
+            Arrival::Live => Duration::ZERO,
             Arrival::Logged => {
                 // Whichever clock is behind, the judge's or the referee's,
-                // the delay is not shortened by it.
+                // no hold is shortened by it.
                 let happened = mafia_record::logged::happened_at(payload, env.at);
-                let age = Duration::from_millis(now.unix_ms.saturating_sub(happened).max(0) as u64);
-                now.at + delay.saturating_sub(age)
+                Duration::from_millis(now.unix_ms.saturating_sub(happened).max(0) as u64)
             }
         };
-        g.pending.push_back((due, env));
-        self.deadlines.push(Reverse((due, g.id.clone())));
+        // How much later the public sees it than it happened: its public
+        // stamp less its own (a morning, and the day up to it, held).
+        let hold = seen
+            .public
+            .map_or(0, |p| p.at.saturating_sub(env.at).max(0));
+        let public_due = now.at + Duration::from_millis(hold as u64).saturating_sub(age);
+        let broadcast_due = now.at + self.config.broadcast_delay.saturating_sub(age);
+        if g.live.is_over() && g.leaves_at.is_none() {
+            let leaves =
+                now.at + (self.config.broadcast_delay + self.config.retention).saturating_sub(age);
+            g.leaves_at = Some(leaves);
+            self.deadlines.push(Reverse((leaves, g.id.clone())));
+        }
+        for (lane, due) in [
+            (Audience::Public, public_due),
+            (Audience::Broadcast, broadcast_due),
+        ] {
+            let l = g.lane(lane);
+            l.pending.push_back((due, env));
+            if due > now.at {
+                self.deadlines.push(Reverse((due, g.id.clone())));
+            }
+        }
+        let w = &mut self.canonical;
+        self.ends += release(g, now.at, self.config.history, w, out);
+        if g.may_leave(now.at) {
+            self.leave(game);
+        }
         self.handle_timeout(now.at, out);
         Ok(true)
     }
 
-    /// Releases every broadcast event whose delay is over, in order.
+    /// Releases every held event (the public's, the broadcast's) that is
+    /// due, in order.
     pub fn handle_timeout(&mut self, now: Instant, out: &mut Vec<Transmit>) {
         while let Some(Reverse((due, _))) = self.deadlines.peek() {
             if *due > now {
@@ -241,16 +318,40 @@ impl HubCore {
             let Some(g) = self.games.get_mut(&*id) else {
                 continue;
             };
-            while g.pending.front().is_some_and(|(due, _)| *due <= now) {
-                let (_, env) = g.pending.pop_front().expect("checked");
-                let Ok(seen) = g.delayed.fold_seen(&env) else {
-                    continue;
-                };
-                let shown = seen.for_audience(Audience::Broadcast);
-                let (history, w) = (self.config.history, &mut self.canonical);
-                publish(g, Audience::Broadcast, shown, history, w, out);
+            self.ends += release(g, now, self.config.history, &mut self.canonical, out);
+            if g.may_leave(now) {
+                self.leave(&id);
             }
         }
+    }
+
+    /// A finished game leaves memory: its audiences' feeds, its copies.
+    fn leave(&mut self, game: &GameId) {
+        if let Some(g) = self.games.remove(game) {
+            self.left.push(g.id);
+        }
+    }
+
+    /// The games that left memory since the last call, for the shell to
+    /// end their subscriptions.
+    pub fn take_left(&mut self) -> Vec<Arc<GameId>> {
+        std::mem::take(&mut self.left)
+    }
+
+    /// How many times a held audience was shown a game's end so far.
+    pub fn ends(&self) -> u64 {
+        self.ends
+    }
+
+    /// Whether `audience`'s stream of `game` has shown its end (`None`: no
+    /// such game here). Judges see it live.
+    pub fn shown_end(&self, game: &GameId, audience: Audience) -> Option<bool> {
+        let g = self.games.get(game)?;
+        Some(match audience {
+            Audience::Judge => g.live.result().is_some(),
+            Audience::Public => g.public.game.result().is_some(),
+            Audience::Broadcast => g.delayed.game.result().is_some(),
+        })
     }
 
     /// When [`HubCore::handle_timeout`] must next be called, if ever.
@@ -313,8 +414,8 @@ impl HubCore {
         let g = self.games.get(game)?;
         let finished = match audience {
             Audience::Judge => true,
-            Audience::Public => g.live.result().is_some(),
-            Audience::Broadcast => g.delayed.result().is_some(),
+            Audience::Public => g.public.game.result().is_some(),
+            Audience::Broadcast => g.delayed.game.result().is_some(),
         };
         Some(finished.then(|| g.feeds[slot(Audience::Judge)].events(0).cloned().collect()))
     }
@@ -350,6 +451,45 @@ impl HubCore {
     }
 }
 
+impl GameCore {
+    fn lane(&mut self, a: Audience) -> &mut Lane {
+        match a {
+            Audience::Broadcast => &mut self.delayed,
+            _ => &mut self.public,
+        }
+    }
+}
+
+/// Releases the events of `g`'s held lanes that are due at `now`, in order;
+/// returns how many lanes it showed the game's end.
+fn release(
+    g: &mut GameCore,
+    now: Instant,
+    history: usize,
+    w: &mut Canonical,
+    out: &mut Vec<Transmit>,
+) -> u64 {
+    let mut ends = 0;
+    for a in [Audience::Public, Audience::Broadcast] {
+        while g
+            .lane(a)
+            .pending
+            .front()
+            .is_some_and(|(due, _)| *due <= now)
+        {
+            let lane = g.lane(a);
+            let (_, env) = lane.pending.pop_front().expect("checked");
+            let was_over = lane.game.result().is_some();
+            let Ok(seen) = lane.game.fold_seen(&env) else {
+                continue;
+            };
+            ends += u64::from(!was_over && lane.game.result().is_some());
+            publish(g, a, seen.for_audience(a), history, w, out);
+        }
+    }
+    ends
+}
+
 fn publish(
     g: &mut GameCore,
     a: Audience,
@@ -358,10 +498,10 @@ fn publish(
     w: &mut Canonical,
     out: &mut Vec<Transmit>,
 ) {
-    let game = if a == Audience::Broadcast {
-        &g.delayed
-    } else {
-        &g.live
+    let game = match a {
+        Audience::Public => &g.public.game,
+        Audience::Broadcast => &g.delayed.game,
+        Audience::Judge => &g.live,
     };
     if let Some(p) = g.feeds[slot(a)].push(shown, game, history, w) {
         out.push(Transmit {

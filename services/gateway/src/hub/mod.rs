@@ -61,6 +61,10 @@ pub struct HubConfig {
     pub history: usize,
     /// Events read from the log per call when loading a game.
     pub read_batch: usize,
+    /// How long a finished game stays in memory after the broadcast saw
+    /// its end; then its feeds and subscriptions go (its protocol stays
+    /// in the log).
+    pub retention: Duration,
 }
 
 impl Default for HubConfig {
@@ -70,6 +74,7 @@ impl Default for HubConfig {
             queue_capacity: 64,
             history: 4096,
             read_batch: 1024,
+            retention: Duration::from_secs(3600),
         }
     }
 }
@@ -128,6 +133,18 @@ impl State {
             }
         }
         stats.took(&stats.fanout_ns, started);
+        self.forget_left();
+    }
+
+    /// Ends the subscriptions of the games that left the core's memory and
+    /// forgets their streams' names.
+    fn forget_left(&mut self) {
+        for id in self.core.take_left() {
+            if let Some(sinks) = self.games.remove(&*id) {
+                sinks.iter().flatten().for_each(Sink::end);
+            }
+            self.streams.remove(&id.to_string());
+        }
     }
 }
 
@@ -140,6 +157,9 @@ struct Inner {
     /// Bumped after every input the core handled, so callers can wait for
     /// the hub to reach a state instead of polling it.
     progress: watch::Sender<u64>,
+    /// The core's count of ends shown to a held audience
+    /// ([`HubCore::ends`]): what the standings re-read on.
+    ends: watch::Sender<u64>,
     /// How far the follower is behind the feed (`crate::metrics`).
     lag: FollowerLag,
 }
@@ -178,6 +198,7 @@ impl Hub {
                     core: HubCore::new(CoreConfig {
                         broadcast_delay: config.broadcast_delay,
                         history: config.history,
+                        retention: config.retention,
                     }),
                     games: HashMap::new(),
                     hall: Default::default(),
@@ -187,6 +208,7 @@ impl Hub {
                 stats: Stats::default(),
                 closed: watch::Sender::new(false),
                 progress: watch::Sender::new(0),
+                ends: watch::Sender::new(0),
                 lag: FollowerLag::default(),
             }),
         };
@@ -218,7 +240,24 @@ impl Hub {
     }
 
     fn progressed(&self) {
+        let ends = self.lock().core.ends();
+        self.inner
+            .ends
+            .send_if_modified(|n| std::mem::replace(n, ends) != ends);
         self.inner.progress.send_modify(|n| *n += 1);
+    }
+
+    /// Whether `audience`'s stream of `game` has shown its end, so what it
+    /// reads besides (standings, exports) may include the game's result.
+    /// A game the hub does not hold counts as shown: a started hub has
+    /// read the whole log, so that is a finished game it let go.
+    pub fn shown_end(&self, game: &GameId, audience: Audience) -> bool {
+        self.lock().core.shown_end(game, audience).unwrap_or(true)
+    }
+
+    /// Changes each time a held audience is shown a game's end.
+    pub fn watch_ends(&self) -> watch::Receiver<u64> {
+        self.inner.ends.subscribe()
     }
 
     /// Feeds followed events to the core (loading a new game's header

@@ -21,32 +21,68 @@ pub const CUP_LOG: &str = concat!(
 
 pub struct Gateway {
     pub log: Arc<dyn EventLog>,
+    pub hub: Hub,
     pub addr: SocketAddr,
     _dir: tempfile::TempDir,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-/// The cup's log as the scoring service stores it, and a gateway on it.
-pub async fn gateway() -> Gateway {
+/// An embedded event log in a directory of its own.
+async fn open_log() -> (tempfile::TempDir, Arc<dyn EventLog>) {
     let dir = tempfile::tempdir().unwrap();
     let log: Arc<dyn EventLog> = Arc::new(
         EmbeddedLog::open(dir.path().join("log.redb"))
             .await
             .unwrap(),
     );
+    (dir, log)
+}
+
+/// The cup's log as the scoring service stores it, and a gateway on it.
+pub async fn gateway() -> Gateway {
+    let (dir, log) = open_log().await;
     write_cup(&log).await;
-    serve(dir, log).await
+    serve(dir, log, with_delay(Duration::from_secs(1))).await
+}
+
+/// The round-3 game [`score_round_3`] scores.
+pub const ROUND_3: &str = "cup.main.r3.t1.g1";
+
+/// The cup with its round-3 game ([`ROUND_3`]) played in the log and
+/// scored: every event of it long ago but its end, which came `ended_ago`
+/// ago; and a gateway whose broadcast lags by `delay`.
+pub async fn gateway_after_a_game(delay: Duration, ended_ago: Duration) -> Gateway {
+    let (dir, log) = open_log().await;
+    write_cup(&log).await;
+    let sim = crate::common::game(mafia_rules::RuleSetId::Classic, 3);
+    let id: mafia_record::GameId = ROUND_3.parse().unwrap();
+    let header = mafia_record::Header::for_setup(&sim.setup, &id);
+    log.create_game(ROUND_3, &serde_json::to_vec(&header).unwrap())
+        .await
+        .unwrap();
+    let now = mafia_gateway::hub::unix_ms();
+    let ended = now - ended_ago.as_millis() as i64;
+    let long_ago = ended - 3 * 3_600_000;
+    let mut over = false;
+    let events: Vec<mafia_rules::Envelope> = sim
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            over |= matches!(e.event, mafia_rules::Event::GameEnded { .. });
+            let at = if over { ended } else { long_ago + i as i64 };
+            mafia_rules::Envelope { at, ..*e }
+        })
+        .collect();
+    crate::common::append(&log, ROUND_3, &events).await;
+    score_round_3(&log).await;
+    serve(dir, log, with_delay(delay)).await
 }
 
 /// A gateway on a log with no tournament yet.
 pub async fn empty_gateway() -> Gateway {
-    let dir = tempfile::tempdir().unwrap();
-    let log: Arc<dyn EventLog> = Arc::new(
-        EmbeddedLog::open(dir.path().join("log.redb"))
-            .await
-            .unwrap(),
-    );
-    serve(dir, log).await
+    let (dir, log) = open_log().await;
+    serve(dir, log, with_delay(Duration::from_secs(1))).await
 }
 
 /// Writes the committed cup log into `log` as the scoring service would;
@@ -62,17 +98,21 @@ pub async fn write_cup(log: &Arc<dyn EventLog>) -> u64 {
     log.append(stream, 0, 0, &events).await.unwrap().last_seq
 }
 
-async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>) -> Gateway {
-    // The screens' tests follow games as they are written, with a broadcast
-    // token too: the default minute of broadcast delay would outwait them.
-    let config = HubConfig {
-        broadcast_delay: std::time::Duration::from_secs(1),
+fn with_delay(broadcast_delay: Duration) -> HubConfig {
+    HubConfig {
+        broadcast_delay,
         ..HubConfig::default()
-    };
+    }
+}
+
+// The screens' tests follow games as they are written, with a broadcast
+// token too: the default minute of broadcast delay would outwait them, so
+// they serve with a delay of a second.
+async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>, config: HubConfig) -> Gateway {
     let hub = Hub::start(log.clone(), config).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let state = app_state(hub, tokens(), ServerConfig::default());
+    let state = app_state(hub.clone(), tokens(), ServerConfig::default());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let (stop_follow, follow_rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(mafia_gateway::standings::follow(
@@ -91,6 +131,7 @@ async fn serve(dir: tempfile::TempDir, log: Arc<dyn EventLog>) -> Gateway {
     });
     Gateway {
         log,
+        hub,
         addr,
         _dir: dir,
         _stop: tx,

@@ -29,7 +29,17 @@ pub type Ws =
 /// A simulated game whose events have hidden facts of every kind.
 pub fn game(rules: RuleSetId, seed: u64) -> SimulatedGame {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    simulate(rules, &mut rng, 1_700_000_000_000)
+    quick_nights(simulate(rules, &mut rng, 1_700_000_000_000))
+}
+
+/// `sim` with its rules' public night cut to a second. The tests feed
+/// whole games at once, and the presets' public nights (40-50 s, what
+/// `hub_core.rs` and `mafia-rules` test) would hold each morning, and the
+/// test, that long.
+pub fn quick_nights(mut sim: SimulatedGame) -> SimulatedGame {
+    sim.setup.rules.params.public_night_secs = 1;
+    sim.game = mafia_rules::Game::replay(sim.setup.clone(), &sim.events).unwrap();
+    sim
 }
 
 /// A game id from its text.
