@@ -470,7 +470,9 @@ async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let sim = mafia_rules::sim::simulate(RuleSetId::Rfm, &mut rng, 1_780_000_000_000);
     let mut header = mafia_record::Header::simulated(RuleSetId::Rfm, &game(1), 0);
-    header.deal = sim.setup.deal.clone();
+    // The record's cards as the tray's: a seed of the caller's is refused in
+    // a tournament the scoring service holds (its seeds are the referee's).
+    header.deal = mafia_rules::Deal::Cards(sim.setup.roles().to_vec());
     for (i, s) in header.seats.iter_mut().enumerate() {
         s.player_id = pid(i + 1).to_string();
         s.nickname = format!("Player {}", i + 1);
