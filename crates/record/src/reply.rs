@@ -134,12 +134,12 @@ impl Refusal {
         Refusal::Time {
             code: TimeCode::Ahead,
             message: format!(
-                "the command's time {at} ms is more than {} s ahead of the referee's clock ({now} ms): set the judge's clock",
-                tolerance_ms / 1000
+                "the command's time {at} ms is more than {} h ahead of the referee's clock ({now} ms): set the judge's clock",
+                tolerance_ms / 3_600_000
             ),
             message_ru: format!(
-                "время команды {at} мс опережает часы арбитра ({now} мс) больше чем на {} с: проверьте часы судьи",
-                tolerance_ms / 1000
+                "время команды {at} мс опережает часы арбитра ({now} мс) больше чем на {} ч: проверьте часы судьи",
+                tolerance_ms / 3_600_000
             ),
         }
     }

@@ -21,10 +21,13 @@ use tokio::sync::Mutex as AsyncMutex;
 /// Events read from the log per call while loading a game.
 const READ_PAGE: usize = 1024;
 
-/// How far ahead of the referee's clock a judge's `at` may be: a laptop's
-/// clock a few minutes off is tolerated, a time that would hold the
-/// broadcast's copy of the game back for hours (or for ever) is not.
-pub const AHEAD_TOLERANCE_MS: i64 = 10 * 60 * 1000;
+/// How far ahead of the referee's clock a judge's `at` may be. Generous on
+/// purpose: a laptop whose clock is off by its time zone's hours is still
+/// judged (and told nothing wrong), and so is a simulator that plays a
+/// whole game (at most about two hours of the game's time) at once; a time
+/// days or ages ahead (`i64::MAX`), which would hold the broadcast's copy
+/// of the game back as long, is refused.
+pub const AHEAD_TOLERANCE_MS: i64 = 12 * 60 * 60 * 1000;
 
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -317,8 +320,8 @@ impl Games {
         let now = now_ms();
         if at > now.saturating_add(AHEAD_TOLERANCE_MS) {
             return Err(RefereeError::BadHeader(format!(
-                "at {at} ms is more than {} s ahead of the referee's clock ({now} ms)",
-                AHEAD_TOLERANCE_MS / 1000
+                "at {at} ms is more than {} h ahead of the referee's clock ({now} ms)",
+                AHEAD_TOLERANCE_MS / 3_600_000
             )));
         }
         if let Deal::Drawn(asked) = &header.deal {
