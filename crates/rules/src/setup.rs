@@ -307,6 +307,11 @@ mod tests {
         )
         .unwrap();
         assert!(setup.deal.is_sealed());
+        // Before its deal not even the judge is shown cards: the tray's
+        // order stands in for them.
+        let before = crate::Game::replay(setup.clone(), std::iter::empty()).unwrap();
+        let view = before.view(crate::Audience::Judge);
+        assert!(view.seats.iter().all(|s| s.role.is_none()));
         assert_eq!(
             setup.roles_drawn_with(&sealed).unwrap(),
             deal_from_seed(&rules.params.cards, sealed.seed())
