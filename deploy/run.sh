@@ -65,8 +65,11 @@ pids+=($!)
   --console-scoring-url "http://$scoring" >"$logs/gateway.log" 2>&1 &
 pids+=($!)
 # ... and sends post-game inputs to the scoring service over gRPC-web.
-"$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
-  --referee-url "http://$grpc" --referee-token "$organiser" \
+# Tokens go in the environment, never on a command line (`ps` shows those
+# to every user of the machine).
+MAFIA_SCORING_REFEREE_TOKEN="$organiser" \
+  "$bin/mafia-scoring" --redis-url "$REDIS_URL" --listen "$scoring" \
+  --referee-url "http://$grpc" \
   --web-origins "http://$http" >"$logs/scoring.log" 2>&1 &
 pids+=($!)
 listening "$grpc" && listening "$http" && listening "$scoring" || stop
@@ -89,8 +92,8 @@ echo "  scoring (gRPC):   http://$scoring  (tournament $tournament)"
 echo
 # The demo tournament, driven through the scoring service and the referee
 # as an organiser and table judges would.
-"$bin/mafia-arena" --drive --scoring-url "http://$scoring" --referee-url "http://$grpc" \
-  --organiser-token "$organiser" --chief-token "$chief" --tournament "$tournament" \
-  --tables "$tables" --speed "$speed" &
+MAFIA_ORGANISER_TOKEN="$organiser" MAFIA_CHIEF_TOKEN="$chief" \
+  "$bin/mafia-arena" --drive --scoring-url "http://$scoring" --referee-url "http://$grpc" \
+  --tournament "$tournament" --tables "$tables" --speed "$speed" &
 pids+=($!)
 wait

@@ -2,7 +2,9 @@
 # (docs/config.md) that every service reads.
 
 # make_tokens FILE: makes FILE with fresh tokens unless it exists (so printed
-# URLs and judges' links survive restarts). Its scopes name no tournament.
+# URLs and judges' links survive restarts). Its scopes name no tournament,
+# so its table judge opens games only in tournaments the scoring service
+# holds (crates/access `Caller::may_open_in`).
 make_tokens() {
   local file=$1
   [ -f "$file" ] && return 0

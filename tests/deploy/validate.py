@@ -300,6 +300,38 @@ def compose_flags(accepts):
     assert seen == set(ports), f"prometheus misses {set(ports) - seen}"
 
 
+# --- make run ---------------------------------------------------------------
+
+
+def run_sh_commands():
+    """deploy/run.sh's invocations of the binaries: (variables set for it,
+    binary, its arguments), continuation lines joined."""
+    with open(os.path.join(DEPLOY, "run.sh")) as f:
+        text = re.sub(r"\\\n\s*", " ", f.read())
+    out = []
+    for line in text.splitlines():
+        m = re.match(r'\s*((?:[A-Z0-9_]+="[^"]*"\s+)*)(?:exec\s+)?"\$bin/(mafia-[a-z]+)"(.*)', line)
+        if m:
+            env = re.findall(r"([A-Z0-9_]+)=", m.group(1))
+            args = re.findall(r"(--[a-z0-9-]+)", m.group(3))
+            out.append((env, m.group(2), args))
+    return out
+
+
+def run_sh_tokens(accepts):
+    by_exe = {v: accepts[k] for k, v in BINARIES.items()}
+    commands = run_sh_commands()
+    assert len(commands) >= 4, f"run.sh starts {len(commands)} binaries"
+    for env, exe, args in commands:
+        # `ps` shows every process's command line to every user.
+        tokens = [a for a in args if "token" in a]
+        assert not tokens, f"run.sh passes {tokens} to {exe} on its command line"
+        for a in args:
+            by_exe[exe].flag(a)
+        for var in env:
+            by_exe[exe].var(var)
+
+
 def nginx_config():
     nginx = tool("nginx", "apt-get install nginx-light")
     tmp = scratch("mafia-nginx-")
@@ -321,6 +353,7 @@ def main():
     check("compose.yaml renders", render_compose)
     check("compose passes only flags, variables and ports the binaries have", lambda: compose_flags(accepts))
     check("nginx accepts nginx.conf", nginx_config)
+    check("run.sh passes tokens in the environment, never as flags", lambda: run_sh_tokens(accepts))
     print(f"{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped")
     sys.exit(1 if failed else 0)
 

@@ -255,6 +255,9 @@ fn protocol(path: &Path, as_html: bool, out: &mut impl Write) -> Result<bool> {
     };
     let (record, parse_error) =
         Record::parse_prefix(&text).with_context(|| format!("{}", path.display()))?;
+    record
+        .replayable()
+        .with_context(|| format!("{}", path.display()))?;
     let replayed = record.replay();
     let p = Protocol::new(record.header(), &replayed.game, &replayed.events);
     let body = if as_html {

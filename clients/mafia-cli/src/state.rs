@@ -42,6 +42,10 @@ pub fn state(
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let (record, parse_error) =
         Record::parse_prefix(&text).with_context(|| format!("{}", path.display()))?;
+    // A sealed deal's cards are nobody's to compute before the game ends.
+    record
+        .replayable()
+        .with_context(|| format!("{}", path.display()))?;
     let all = record.commands().len();
     let take = match at {
         None => all,

@@ -109,9 +109,6 @@ enum Action {
         stage: StageId,
         #[arg(long)]
         round: u32,
-        /// Cards of table t are dealt from this seed + t.
-        #[arg(long)]
-        deal_seed: u64,
     },
     /// Give any tournament command as JSON (`-`: standard input), e.g.
     /// `{"type":"approve","game":…,"item":…}` or `{"type":"decide_appeal",…}`;
@@ -349,16 +346,13 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 r.version
             )?;
         }
-        Action::Open {
-            stage,
-            round,
-            deal_seed,
-        } => {
+        Action::Open { stage, round } => {
+            // Each game's seed is the referee's to draw (deal_seed stays 0).
             let req = c.req(OpenRoundRequest {
                 tournament: c.tournament.clone(),
                 stage: stage.to_string(),
                 round: *round,
-                deal_seed: *deal_seed,
+                deal_seed: 0,
             })?;
             let r = c.grpc.open_round(req).await.map_err(refused)?.into_inner();
             for g in &r.game_ids {

@@ -110,6 +110,30 @@ impl Caller {
         }
     }
 
+    /// Open this game, given whether its tournament is one the scoring
+    /// service holds (`tournament_held`): [`Caller::may_open`], and a table
+    /// judge acts only in a tournament his token names, or else in one
+    /// that is held. A token that names no tournament (`*.*.*.t1.*`, the
+    /// judge of table 1 everywhere) would otherwise open games in any
+    /// tournament id anyone makes up, without bound.
+    pub fn may_open_in(&self, id: &GameId, tournament_held: bool) -> Result<(), AuthError> {
+        self.may_open(id)?;
+        match self {
+            Caller::Known(g) if g.role == Role::TableJudge && !tournament_held => {
+                let named = g.games.iter().any(|p| p.covers(id) && p.names_tournament());
+                if named {
+                    Ok(())
+                } else {
+                    Err(Caller::deny(
+                        "open (its tournament is not held by the scoring service, and the token does not name it)",
+                        id,
+                    ))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Send commands for this game, or read it in the judge's view.
     pub fn may_judge(&self, id: &GameId) -> Result<(), AuthError> {
         match self.role() {
@@ -209,6 +233,22 @@ mod tests {
             j.audience_for(&id("cup.main.r2.t3.g1")),
             Ok(Audience::Judge)
         );
+    }
+
+    #[test]
+    fn a_table_judge_opens_only_in_a_tournament_his_token_names_or_one_that_is_held() {
+        let anywhere = caller(Role::TableJudge, &["*.*.*.t1.*"]);
+        let game = id("made-up-7.main.r1.t1.g1");
+        assert!(anywhere.may_open(&game).is_ok(), "in scope");
+        let err = anywhere.may_open_in(&game, false).unwrap_err();
+        assert!(err.to_string().contains("not held"), "{err}");
+        assert!(anywhere.may_open_in(&game, true).is_ok());
+        let named = caller(Role::TableJudge, &["cup.*.*.t3.*"]);
+        assert!(named.may_open_in(&id("cup.main.r1.t3.g1"), false).is_ok());
+        assert!(named.may_open_in(&id("cup.main.r1.t4.g1"), true).is_err());
+        for role in [Role::Organiser, Role::ChiefJudge] {
+            assert!(caller(role, &["*"]).may_open_in(&game, false).is_ok());
+        }
     }
 
     #[test]

@@ -86,6 +86,11 @@ impl GamePattern {
             && self.game.is_none_or(|g| g == id.game)
     }
 
+    /// Whether the pattern names its tournament (rather than `*`).
+    pub fn names_tournament(&self) -> bool {
+        self.tournament.is_some()
+    }
+
     /// Whether some game of tournament `t` is covered (a hall view of `t`).
     pub fn touches(&self, t: &TournamentId) -> bool {
         self.tournament.as_ref().is_none_or(|p| p == t)

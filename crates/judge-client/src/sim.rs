@@ -7,7 +7,7 @@ use crate::session::JudgeSession;
 use crate::ClientError;
 use mafia_record::{GameId, Header, StageId, TournamentId};
 use mafia_rules::sim::{random_command, Temper};
-use mafia_rules::{Audience, Game, RuleSetId};
+use mafia_rules::{Audience, Deal, Game, RuleSetId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -176,7 +176,9 @@ async fn play_game(
         1_700_000_000_000 + i64::from(table) * 1000
     };
     let opened = referee.open_game(header, at).await?;
-    let mut game = if opened.created {
+    // A drawn deal's cards are the referee's until the game ends: only its
+    // judges' history (the `dealt` event) tells them.
+    let mut game = if opened.created && !header.deal.is_sealed() {
         // Only the opening is stored, dealt at `at` from the header's seed:
         // the engine is deterministic, so the mirror deals it the same
         // without fetching it (the first ack's sequence numbers check).
@@ -219,6 +221,13 @@ async fn play_game(
                     .apply(&cmd, at)
                     .map_err(|v| fail(format!("the local mirror refused {cmd:?}: {v}")))?;
                 let ours: Vec<u64> = mine.iter().map(|e| u64::from(e.seq)).collect();
+                // A drawn deal's reveal, the referee's, follows the last
+                // events of the game.
+                let revealed = game.is_over() && matches!(header.deal, Deal::Drawn(_));
+                let theirs = match theirs.split_at_checked(ours.len()) {
+                    Some((head, [_reveal])) if revealed => head.to_vec(),
+                    _ => theirs,
+                };
                 if theirs != ours {
                     return Err(fail(format!(
                         "the referee's events {theirs:?} differ from the engine's {ours:?}"

@@ -5,8 +5,8 @@ use mafia_record::{
     Accepted, GameState, Header, LoggedEvent, Refusal, Rejected, RulesRef, SeatEntry, FORMAT,
 };
 use mafia_rules::{
-    Audience, Code, Command, Deal, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatList, SeatSet,
-    Team, Violation,
+    Audience, Code, Command, Deal, Drawn, Envelope, PenaltyKind, Role, RuleSetId, Seat, SeatList,
+    SeatSet, Team, Violation,
 };
 
 /// A protocol message that does not describe a valid engine value.
@@ -20,8 +20,10 @@ pub enum ConvertError {
     RepeatedSeat(u32),
     #[error("unknown role {0:?}")]
     Role(String),
-    #[error("the request has no deal (cards or seed)")]
+    #[error("the request has no deal (cards, seed or drawn)")]
     NoDeal,
+    #[error("drawn.commitment: {0}")]
+    Commitment(serde_json::Error),
     #[error("rules_overrides_json: {0}")]
     Overrides(serde_json::Error),
     #[error("command_json: {0}")]
@@ -94,6 +96,17 @@ pub fn header_from_request(r: &v1::OpenGameRequest) -> Result<Header, ConvertErr
         Some(v1::open_game_request::Deal::Cards(c)) => {
             Deal::Cards(c.roles.iter().map(|s| role(s)).collect::<Result<_, _>>()?)
         }
+        Some(v1::open_game_request::Deal::Drawn(d)) => Deal::Drawn(Drawn {
+            commitment: match d.commitment.as_str() {
+                "" => None,
+                c => Some(
+                    serde_json::from_value(serde_json::Value::String(c.to_owned()))
+                        .map_err(ConvertError::Commitment)?,
+                ),
+            },
+            seed: None,
+            salt: None,
+        }),
         None => return Err(ConvertError::NoDeal),
     };
     let tournament_id = match r.tournament_id.as_str() {
@@ -149,6 +162,10 @@ pub fn request_from_header(h: &Header, at: i64) -> v1::OpenGameRequest {
             Deal::Seed(s) => v1::open_game_request::Deal::Seed(*s),
             Deal::Cards(c) => v1::open_game_request::Deal::Cards(v1::DealCards {
                 roles: c.iter().map(|r| role_name(*r)).collect(),
+            }),
+            // The secret is the referee's: never sent, even when revealed.
+            Deal::Drawn(d) => v1::open_game_request::Deal::Drawn(v1::DrawnDeal {
+                commitment: d.commitment.map(|c| c.to_string()).unwrap_or_default(),
             }),
         }),
         at,
@@ -315,6 +332,12 @@ pub fn rejected_from_proto(r: &v1::Rejected) -> Result<Rejected, ConvertError> {
         .ok_or(ConvertError::Missing("rejection", "violation"))?;
     let refusal = if v.code == mafia_record::reply::MALFORMED_COMMAND {
         Refusal::Malformed {
+            message: v.message.clone(),
+            message_ru: v.message_ru.clone(),
+        }
+    } else if let Some(code) = mafia_record::reply::TimeCode::parse(&v.code) {
+        Refusal::Time {
+            code,
             message: v.message.clone(),
             message_ru: v.message_ru.clone(),
         }

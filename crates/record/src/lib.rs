@@ -17,5 +17,5 @@ pub use record::{
     parse, replay, write, CommandLine, LineViolation, Record, RecordError, RecordErrorKind,
     ReplayOutcome,
 };
-pub use reply::{Accepted, GameState, Refusal, Rejected};
+pub use reply::{Accepted, GameState, Refusal, Rejected, TimeCode};
 pub use report::{Problem, ReplayReport};

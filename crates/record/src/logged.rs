@@ -1,7 +1,8 @@
 //! The payload of one stored event in the referee's log and on the bus.
 
-use mafia_rules::Envelope;
+use mafia_rules::{Command, Envelope};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::ops::Range;
 
 /// One event as the referee stores and publishes it: the engine's envelope
@@ -46,6 +47,30 @@ pub fn accepted_at(payload: &[u8]) -> Option<i64> {
     serde_json::from_slice::<Stamp>(payload).ok()?.accepted_at
 }
 
+/// A digest of a judge's command as sent (its `at` as given, 0 included,
+/// and the command): the stored JSON's optional `sent` (16 hex digits) on
+/// each event the command produced, so that a resend under the same
+/// client_seq is told from a different command (a conflict). The first 8
+/// bytes of SHA-256 over `at` (8 bytes big-endian) and the command's JSON.
+pub fn command_digest(at: i64, cmd: &Command) -> u64 {
+    let mut h = Sha256::new();
+    h.update(at.to_be_bytes());
+    h.update(serde_json::to_vec(cmd).expect("commands serialize"));
+    let d = h.finalize();
+    u64::from_be_bytes(d[..8].try_into().expect("8 bytes"))
+}
+
+/// The stored JSON's `sent` digest ([`command_digest`]); logs written
+/// before it have none.
+pub fn sent_digest(payload: &[u8]) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Sent {
+        sent: Option<String>,
+    }
+    let sent = serde_json::from_slice::<Sent>(payload).ok()?.sent?;
+    u64::from_str_radix(&sent, 16).ok()
+}
+
 /// When a stored event can be known to have happened: the later of the
 /// judge's `at` and the referee's `accepted_at`, whichever clock is behind
 /// (a broadcast delay counted from the judge's alone would release hidden
@@ -66,6 +91,12 @@ impl LoggedEvent {
     /// [`encode`](Self::encode), stamped with the referee's `accepted_at`
     /// (see [`accepted_at`]).
     pub fn encode_accepted(&self, accepted_at: Option<i64>) -> Encoded {
+        self.encode_stamped(accepted_at, None)
+    }
+
+    /// [`encode_accepted`](Self::encode_accepted), with the digest of the
+    /// command that produced it (see [`command_digest`]).
+    pub fn encode_stamped(&self, accepted_at: Option<i64>, sent: Option<u64>) -> Encoded {
         // Integers through serde_json (its itoa), not `write!`'s formatter.
         fn int<T: Serialize>(json: &mut Vec<u8>, key: &[u8], n: T) {
             json.extend_from_slice(key);
@@ -88,6 +119,9 @@ impl LoggedEvent {
         let end = json.len();
         if let Some(a) = accepted_at {
             int(&mut json, b",\"accepted_at\":", a);
+        }
+        if let Some(d) = sent {
+            json.extend_from_slice(format!(",\"sent\":\"{d:016x}\"").as_bytes());
         }
         json.push(b'}');
         Encoded {
@@ -117,6 +151,27 @@ mod tests {
             assert_eq!(accepted_at(&enc.json), Some(1_767_225_600_123));
             assert_eq!(accepted_at(&e.encode().json), None, "an older log");
         }
+    }
+
+    #[test]
+    fn a_stored_event_keeps_the_digest_of_the_command_as_sent() {
+        let e = simulated(RuleSetId::Rfm, 2)[3];
+        let nominate = Command::Nominate {
+            by: mafia_rules::Seat::new(3).unwrap(),
+            target: mafia_rules::Seat::new(7).unwrap(),
+        };
+        let d = command_digest(1_000, &nominate);
+        assert_ne!(d, command_digest(1_001, &nominate), "another time");
+        assert_ne!(
+            d,
+            command_digest(1_000, &Command::NextStep),
+            "another command"
+        );
+        let enc = e.encode_stamped(Some(5), Some(d));
+        assert_eq!(sent_digest(&enc.json), Some(d));
+        assert_eq!(accepted_at(&enc.json), Some(5));
+        assert_eq!(serde_json::from_slice::<LoggedEvent>(&enc.json).unwrap(), e);
+        assert_eq!(sent_digest(&e.encode().json), None, "an older log");
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub enum RecordErrorKind {
     Header(#[from] HeaderError),
     #[error("bad command: {0}")]
     Command(String),
+    #[error("bad header: the deal is sealed; its seed and salt, revealed when the game ends (the `deal_revealed` event), go into the header's `deal.drawn` to replay it")]
+    SealedDeal,
 }
 
 impl RecordError {
@@ -61,7 +63,8 @@ impl RecordError {
             RecordErrorKind::Empty
             | RecordErrorKind::HeaderShape(_)
             | RecordErrorKind::UnknownRuleSet(_)
-            | RecordErrorKind::Header(_) => "bad_header",
+            | RecordErrorKind::Header(_)
+            | RecordErrorKind::SealedDeal => "bad_header",
             _ => "parse_error",
         }
     }
@@ -185,9 +188,23 @@ impl Record {
         out
     }
 
+    /// Whether the cards can be known from the header: a drawn deal must be
+    /// revealed (its seed and salt, checked against its commitment when
+    /// the header was read) before its commands can be replayed.
+    pub fn replayable(&self) -> Result<(), RecordError> {
+        if self.setup.deal.is_sealed() {
+            return Err(RecordError {
+                line: 1,
+                kind: RecordErrorKind::SealedDeal,
+            });
+        }
+        Ok(())
+    }
+
     /// Creates the game and applies the commands in order, stopping at the
     /// first the engine refuses. The game's creation is timed at the first
-    /// command (the header carries no time of its own).
+    /// command (the header carries no time of its own). A sealed deal is
+    /// dealt as its placeholder: check [`Record::replayable`] first.
     pub fn replay(&self) -> ReplayOutcome {
         let start = self.commands.first().map_or(0, |c| c.at);
         let (mut game, mut events) = Game::new(self.setup.clone(), start);

@@ -71,10 +71,41 @@ pub enum Refusal {
     Rule(Violation),
     /// It never reached the engine: it could not be read.
     Malformed { message: String, message_ru: String },
+    /// It never reached the engine: its `at` cannot be when it was entered.
+    Time {
+        code: TimeCode,
+        message: String,
+        message_ru: String,
+    },
 }
 
 /// The code a malformed command is refused with on the wire and in metrics.
 pub const MALFORMED_COMMAND: &str = "malformed_command";
+
+/// Why a command's time was refused (the referee's check, not the
+/// engine's: records replay whatever their times).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeCode {
+    /// Earlier than the game's last event.
+    Backwards,
+    /// Further ahead of the referee's clock than it tolerates.
+    Ahead,
+}
+
+impl TimeCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeCode::Backwards => "time_backwards",
+            TimeCode::Ahead => "time_ahead",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<TimeCode> {
+        [TimeCode::Backwards, TimeCode::Ahead]
+            .into_iter()
+            .find(|c| c.as_str() == code)
+    }
+}
 
 impl Refusal {
     /// A command that could not be read, and why.
@@ -85,33 +116,62 @@ impl Refusal {
         }
     }
 
+    /// A command entered at `at`, earlier than the game's last event (`last`).
+    pub fn time_backwards(at: i64, last: i64) -> Refusal {
+        Refusal::Time {
+            code: TimeCode::Backwards,
+            message: format!(
+                "the command's time {at} ms is earlier than the game's last event ({last} ms): the judge's clock went back"
+            ),
+            message_ru: format!(
+                "время команды {at} мс раньше последнего события игры ({last} мс): часы судьи ушли назад"
+            ),
+        }
+    }
+
+    /// A command entered at `at`, more than `tolerance_ms` ahead of `now`.
+    pub fn time_ahead(at: i64, now: i64, tolerance_ms: i64) -> Refusal {
+        Refusal::Time {
+            code: TimeCode::Ahead,
+            message: format!(
+                "the command's time {at} ms is more than {} h ahead of the referee's clock ({now} ms): set the judge's clock",
+                tolerance_ms / 3_600_000
+            ),
+            message_ru: format!(
+                "время команды {at} мс опережает часы арбитра ({now} мс) больше чем на {} ч: проверьте часы судьи",
+                tolerance_ms / 3_600_000
+            ),
+        }
+    }
+
     /// The stable machine-readable code (`Code::as_str` for rules).
     pub fn code(&self) -> &'static str {
         match self {
             Refusal::Rule(v) => v.code.as_str(),
             Refusal::Malformed { .. } => MALFORMED_COMMAND,
+            Refusal::Time { code, .. } => code.as_str(),
         }
     }
 
-    /// The rulebook clause; empty for a malformed command.
+    /// The rulebook clause; empty for a refusal of the referee's own.
     pub fn clause(&self) -> &str {
         match self {
             Refusal::Rule(v) => &v.clause,
-            Refusal::Malformed { .. } => "",
+            Refusal::Malformed { .. } | Refusal::Time { .. } => "",
         }
     }
 
     pub fn message(&self) -> &str {
         match self {
             Refusal::Rule(v) => &v.message,
-            Refusal::Malformed { message, .. } => message,
+            Refusal::Malformed { message, .. } | Refusal::Time { message, .. } => message,
         }
     }
 
     pub fn message_ru(&self) -> &str {
         match self {
             Refusal::Rule(v) => &v.message_ru,
-            Refusal::Malformed { message_ru, .. } => message_ru,
+            Refusal::Malformed { message_ru, .. } | Refusal::Time { message_ru, .. } => message_ru,
         }
     }
 }
@@ -120,7 +180,9 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::Rule(v) => v.fmt(f),
-            Refusal::Malformed { message, .. } => f.write_str(message),
+            Refusal::Malformed { message, .. } | Refusal::Time { message, .. } => {
+                f.write_str(message)
+            }
         }
     }
 }

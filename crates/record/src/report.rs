@@ -60,6 +60,9 @@ impl ReplayReport {
             Ok(r) => r,
             Err(e) => return ReplayReport::unreadable(file, rules_named(text), Problem::from(&e)),
         };
+        if let Err(e) = record.replayable() {
+            return ReplayReport::unreadable(file, rules_named(text), Problem::from(&e));
+        }
         let out = record.replay();
         let s = out.game.summary();
         // A refused command always comes before the bad line that ended the

@@ -88,7 +88,19 @@ fn header_event_and_report_examples_parse() {
     let e: LoggedEvent = serde_json::from_str(logged).unwrap();
     let stamp = mafia_record::logged::accepted_at(logged.as_bytes());
     assert!(stamp.is_some(), "the example shows the referee's stamp");
-    assert_eq!(e.encode_accepted(stamp).json, logged.as_bytes());
+    let sent = mafia_record::logged::sent_digest(logged.as_bytes());
+    assert!(sent.is_some(), "the example shows the command's digest");
+    assert_eq!(e.encode_stamped(stamp, sent).json, logged.as_bytes());
+    let nominate: mafia_rules::Command =
+        serde_json::from_str(r#"{"type":"nominate","by":3,"target":7}"#).unwrap();
+    assert_eq!(
+        sent,
+        Some(mafia_record::logged::command_digest(
+            e.envelope.at,
+            &nominate
+        )),
+        "the example's digest is its command's"
+    );
 
     let report = ex.iter().find(|e| e.starts_with("{\"file\"")).unwrap();
     let rep: ReplayReport = serde_json::from_str(report).unwrap();

@@ -327,6 +327,10 @@ pub enum Event {
         cmd: u32,
         public: bool,
     },
+    /// A drawn deal's secret, revealed as the game ends (stored after its
+    /// last event, by the same command): anyone can check it against the
+    /// header's commitment and the `dealt` cards (FORMAT.md).
+    DealRevealed(crate::drawn::Sealed),
 }
 
 impl Event {
@@ -335,6 +339,7 @@ impl Event {
     pub const fn tag(&self) -> &'static str {
         match self {
             Event::Dealt { .. } => "dealt",
+            Event::DealRevealed { .. } => "deal_revealed",
             Event::StepStarted { .. } => "step_started",
             Event::DayStarted { .. } => "day_started",
             Event::NightStarted { .. } => "night_started",

@@ -44,6 +44,21 @@ pub struct Game {
     /// shorter than that.
     public_offset: i64,
     cmds: u32,
+    /// A drawn deal's secret was revealed (`Event::DealRevealed`).
+    deal_revealed: bool,
+}
+
+/// Why a drawn deal's secret cannot be revealed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RevealError {
+    #[error("the deal is revealed when the game ends, not before")]
+    NotOver,
+    #[error("the deal is already revealed")]
+    Again,
+    #[error("{0}")]
+    Setup(#[from] crate::setup::SetupError),
+    #[error("the secret does not deal the cards this game was dealt")]
+    OtherCards,
 }
 
 /// How long a night that took `took` ms lasts for the public:
@@ -80,13 +95,22 @@ impl Game {
             night_started_at: None,
             public_offset: 0,
             cmds: 0,
+            deal_revealed: false,
         }
     }
 
     /// Deals the cards and opens night 0. Returns the game and its first events.
+    /// A sealed deal (`Deal::is_sealed`) is dealt with [`Game::deal`].
     pub fn new(setup: Setup, at: i64) -> (Game, Vec<Envelope>) {
+        let roles = setup.roles();
+        Game::deal(setup, roles, at)
+    }
+
+    /// [`Game::new`] with these cards: a drawn deal's, which its sealed
+    /// setup cannot give (`Setup::roles_drawn_with`).
+    pub fn deal(setup: Setup, roles: crate::setup::Roles, at: i64) -> (Game, Vec<Envelope>) {
         let mut game = Game::before_deal(setup);
-        let roles = game.core.roles;
+        game.core.roles = roles;
         let setup = game.setup.clone();
         let mut tx = Tx::new(&mut game, &setup, at);
         tx.emit(Event::Dealt { roles });
@@ -133,6 +157,11 @@ impl Game {
         self.cmds = self.cmds.max(env.cmd);
         if self.core.result.is_some() || env.event.for_audience(Audience::Public).is_some() {
             self.public_seq += 1;
+        }
+        if let Event::DealRevealed { .. } = env.event {
+            // After the end: nothing of the game changes.
+            self.deal_revealed = true;
+            return;
         }
         match env.event {
             Event::NightStarted { night, .. } if night > 0 => self.night_started_at = Some(env.at),
@@ -219,6 +248,37 @@ impl Game {
             public,
         });
         Ok(tx.out)
+    }
+
+    /// Reveals a drawn deal's secret once the game is over: the event that
+    /// lets anyone check the deal, numbered as the command that ended the
+    /// game. Refused (and nothing emitted) before the end, for a deal not
+    /// drawn, a secret that is not the commitment's, or cards it does not
+    /// deal.
+    pub fn reveal_deal(
+        &mut self,
+        sealed: &crate::drawn::Sealed,
+        at: i64,
+    ) -> Result<Envelope, RevealError> {
+        if !self.is_over() {
+            return Err(RevealError::NotOver);
+        }
+        if self.deal_revealed {
+            return Err(RevealError::Again);
+        }
+        let roles = self.setup.roles_drawn_with(sealed)?;
+        if roles != self.core.roles {
+            return Err(RevealError::OtherCards);
+        }
+        let env = Envelope {
+            seq: self.seq + 1,
+            cmd: self.cmds,
+            at,
+            event: Event::DealRevealed(*sealed),
+        };
+        let setup = self.setup.clone();
+        self.fold_unchecked(&env, &setup.rules.params);
+        Ok(env)
     }
 
     /// Whether `Command::Undo` would be accepted now.

@@ -10,6 +10,7 @@
 
 mod clauses;
 pub mod command;
+pub mod drawn;
 pub mod event;
 pub mod game;
 pub mod params;
@@ -24,12 +25,13 @@ pub mod view;
 pub mod violation;
 
 pub use command::{Command, PenaltyKind};
+pub use drawn::{Commitment, Salt, Sealed};
 pub use event::{Audience, Cause, EndReason, Envelope, Event, Outcome, Step};
-pub use game::{Game, ReplayError};
+pub use game::{Game, ReplayError, RevealError};
 pub use params::{Params, RuleSet, RuleSetId};
 pub use prompt::{Expect, Prompt};
 pub use role::{Role, Team};
 pub use seat::{Seat, SeatList, SeatSet, SEATS};
-pub use setup::{Deal, Player, Setup, SetupError};
+pub use setup::{Deal, Drawn, Player, Setup, SetupError};
 pub use state::When;
 pub use violation::{Code, Topic, Violation};

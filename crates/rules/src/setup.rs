@@ -1,5 +1,6 @@
 //! A validated game setup: the rule set, the ten players and the deal.
 
+use crate::drawn::{Commitment, Salt, Sealed};
 use crate::params::{Cards, RuleSet};
 use crate::role::Role;
 use crate::seat::SEATS;
@@ -21,6 +22,58 @@ pub enum Deal {
     Cards(Vec<Role>),
     /// Drawn by the engine from this seed (digital dealing); see [`deal_from_seed`].
     Seed(u64),
+    /// Dealt by the engine from a seed the referee drew from the operating
+    /// system's random source: public from the game's opening is only the
+    /// commitment to it; the seed and its salt are revealed when the game
+    /// ends (FORMAT.md, "Checking a deal").
+    Drawn(Drawn),
+}
+
+/// A drawn deal as a header gives it: sealed (the commitment alone, while
+/// the game runs), revealed (with its seed and salt, once it has ended), or
+/// asked for (nothing: an `OpenGame` asking the referee to draw).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Drawn {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<Commitment>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub salt: Option<Salt>,
+}
+
+impl Drawn {
+    /// The deal a game opened with `sealed` publishes.
+    pub fn sealed(sealed: &Sealed) -> Drawn {
+        Drawn {
+            commitment: Some(sealed.commitment()),
+            seed: None,
+            salt: None,
+        }
+    }
+
+    /// The same deal with its secret revealed.
+    pub fn revealed(sealed: &Sealed) -> Drawn {
+        Drawn {
+            commitment: Some(sealed.commitment()),
+            seed: Some(sealed.seed()),
+            salt: Some(sealed.salt),
+        }
+    }
+
+    /// The secret, once revealed.
+    pub fn secret(&self) -> Option<Sealed> {
+        Some(Sealed::new(self.seed?, self.salt?))
+    }
+}
+
+impl Deal {
+    /// Whether the cards cannot be known from the deal itself: a drawn deal
+    /// not yet revealed. Its game's cards come with its `dealt` event.
+    pub fn is_sealed(&self) -> bool {
+        matches!(self, Deal::Drawn(d) if d.secret().is_none())
+    }
 }
 
 /// The roles of the ten seats, seat 1 first.
@@ -47,6 +100,12 @@ pub enum SetupError {
     CardsMismatch { expected: String, got: String },
     #[error("the rule set's tray is not playable: {0}")]
     BadTray(String),
+    #[error("a drawn deal has a commitment, and its seed and salt come together")]
+    DrawnIncomplete,
+    #[error("the seed and salt do not match the deal's commitment")]
+    CommitmentMismatch,
+    #[error("the deal was not drawn by the referee")]
+    NotDrawn,
 }
 
 impl Setup {
@@ -60,6 +119,9 @@ impl Setup {
             if players[..i].iter().any(|q| q.player_id == p.player_id) {
                 return Err(SetupError::DuplicatePlayer(p.player_id.clone()));
             }
+        }
+        if let Deal::Drawn(d) = &deal {
+            check_drawn(d)?;
         }
         if let Deal::Cards(cards) = &deal {
             if cards.len() != SEATS {
@@ -80,7 +142,10 @@ impl Setup {
         })
     }
 
-    /// The roles, seat 1 first.
+    /// The roles, seat 1 first. A sealed deal ([`Deal::is_sealed`]) has
+    /// none to give: the tray in its fixed order stands in for them until
+    /// its game's `dealt` event, and a game is dealt with
+    /// [`Setup::roles_drawn_with`]'s roles instead.
     pub fn roles(&self) -> Roles {
         match &self.deal {
             Deal::Cards(c) => {
@@ -89,7 +154,35 @@ impl Setup {
                 r
             }
             Deal::Seed(seed) => deal_from_seed(&self.rules.params.cards, *seed),
+            Deal::Drawn(d) => match d.secret() {
+                Some(s) => deal_from_seed(&self.rules.params.cards, s.seed()),
+                None => tray(&self.rules.params.cards),
+            },
         }
+    }
+
+    /// The roles a drawn deal deals from `sealed`, once it is checked
+    /// against the deal's commitment.
+    pub fn roles_drawn_with(&self, sealed: &Sealed) -> Result<Roles, SetupError> {
+        let Deal::Drawn(d) = &self.deal else {
+            return Err(SetupError::NotDrawn);
+        };
+        if d.commitment != Some(sealed.commitment()) {
+            return Err(SetupError::CommitmentMismatch);
+        }
+        Ok(deal_from_seed(&self.rules.params.cards, sealed.seed()))
+    }
+}
+
+/// A stored or revealed drawn deal has its commitment; a revealed one's
+/// seed and salt match it. One with nothing is an `OpenGame` asking the
+/// referee to draw.
+fn check_drawn(d: &Drawn) -> Result<(), SetupError> {
+    match (d.commitment, d.seed, d.salt) {
+        (_, None, None) => Ok(()),
+        (Some(c), Some(seed), Some(salt)) if c == Commitment::of(seed, &salt) => Ok(()),
+        (Some(_), Some(_), Some(_)) => Err(SetupError::CommitmentMismatch),
+        _ => Err(SetupError::DrawnIncomplete),
     }
 }
 
@@ -140,6 +233,17 @@ fn describe(c: &Cards) -> String {
 /// Both are fixed here rather than taken from a crate, so a seed in a record
 /// deals the same cards forever (FORMAT.md).
 pub fn deal_from_seed(cards: &Cards, seed: u64) -> Roles {
+    let mut tray = tray(cards);
+    let mut state = seed;
+    for i in (1..SEATS).rev() {
+        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
+        tray.swap(i, j);
+    }
+    tray
+}
+
+/// The tray in its fixed order: civilians, Sheriff, Beauty, mafiosi, Don.
+fn tray(cards: &Cards) -> Roles {
     let mut tray = [Role::Civilian; SEATS];
     let mut i = 0;
     for (role, n) in [
@@ -153,11 +257,6 @@ pub fn deal_from_seed(cards: &Cards, seed: u64) -> Roles {
             tray[i] = role;
             i += 1;
         }
-    }
-    let mut state = seed;
-    for i in (1..SEATS).rev() {
-        let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
-        tray.swap(i, j);
     }
     tray
 }
@@ -194,6 +293,57 @@ mod tests {
         assert_eq!(
             a.iter().map(|r| r.protocol_letter()).collect::<String>(),
             "КДКЧШКЧККК"
+        );
+    }
+
+    #[test]
+    fn a_drawn_deal_deals_only_from_the_secret_its_commitment_names() {
+        let rules = RuleSet::preset(RuleSetId::Rfm);
+        let sealed = Sealed::from_random([7; 16]);
+        let setup = Setup::new(
+            rules.clone(),
+            players(),
+            Deal::Drawn(Drawn::sealed(&sealed)),
+        )
+        .unwrap();
+        assert!(setup.deal.is_sealed());
+        // Before its deal not even the judge is shown cards: the tray's
+        // order stands in for them.
+        let before = crate::Game::replay(setup.clone(), std::iter::empty()).unwrap();
+        let view = before.view(crate::Audience::Judge);
+        assert!(view.seats.iter().all(|s| s.role.is_none()));
+        assert_eq!(
+            setup.roles_drawn_with(&sealed).unwrap(),
+            deal_from_seed(&rules.params.cards, sealed.seed())
+        );
+        let other = Sealed::new(sealed.seed() ^ 1, sealed.salt);
+        assert_eq!(
+            setup.roles_drawn_with(&other),
+            Err(SetupError::CommitmentMismatch)
+        );
+        // Revealed: the header checks the secret against the commitment.
+        let revealed = Setup::new(
+            rules.clone(),
+            players(),
+            Deal::Drawn(Drawn::revealed(&sealed)),
+        );
+        assert_eq!(
+            revealed.unwrap().roles(),
+            setup.roles_drawn_with(&sealed).unwrap()
+        );
+        let mut tampered = Drawn::revealed(&sealed);
+        tampered.seed = Some(sealed.seed() + 1);
+        assert_eq!(
+            Setup::new(rules.clone(), players(), Deal::Drawn(tampered)).unwrap_err(),
+            SetupError::CommitmentMismatch
+        );
+        let half = Drawn {
+            salt: None,
+            ..Drawn::revealed(&sealed)
+        };
+        assert_eq!(
+            Setup::new(rules, players(), Deal::Drawn(half)).unwrap_err(),
+            SetupError::DrawnIncomplete
         );
     }
 

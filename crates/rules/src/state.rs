@@ -220,6 +220,8 @@ impl Core {
         }
         match *event {
             Event::Dealt { roles } => self.roles = roles,
+            // Checked against the deal when made (`Game::reveal_deal`).
+            Event::DealRevealed(_) => {}
             Event::StepStarted { step } => {
                 self.step = step;
                 self.step_started_at = at;

@@ -77,8 +77,10 @@ impl Game {
         let c = self.core();
         let over = c.result.is_some();
         let hide = audience == Audience::Public && !over;
-        // No cards are dealt yet: only the judge knows the deal to come.
-        let undealt = c.step == Step::BeforeDeal && audience != Audience::Judge;
+        // No cards are dealt yet: only the judge knows the deal to come,
+        // and of a sealed drawn deal not even he (its cards come dealt).
+        let undealt = c.step == Step::BeforeDeal
+            && (audience != Audience::Judge || self.setup().deal.is_sealed());
         let night = c.is_night();
         let hidden_step = matches!(c.step, Step::Night { .. } | Step::BestMove { .. });
         let seats = Seat::all()

@@ -61,6 +61,9 @@ export const SCHEMA = {
   "mafia.v1.DealCards": [
     [1, "roles", "string", null, true, null, false],
   ],
+  "mafia.v1.DrawnDeal": [
+    [1, "commitment", "string", null, false, null, false],
+  ],
   "mafia.v1.EndSpeech": [
     [1, "seat", "uint32", null, false, null, false],
     [2, "timeout", "bool", null, false, null, false],
@@ -114,12 +117,14 @@ export const SCHEMA = {
     [9, "seats", "message", "mafia.v1.SeatEntry", true, null, false],
     [10, "cards", "message", "mafia.v1.DealCards", false, "deal", false],
     [11, "seed", "uint64", null, false, "deal", false],
+    [14, "drawn", "message", "mafia.v1.DrawnDeal", false, "deal", false],
     [12, "at", "int64", null, false, null, false],
   ],
   "mafia.v1.OpenGameResponse": [
     [1, "game_id", "string", null, false, null, false],
     [2, "created", "bool", null, false, null, false],
     [3, "state", "message", "mafia.v1.GameState", false, null, false],
+    [4, "deal_commitment", "string", null, false, null, false],
   ],
   "mafia.v1.Penalty": [
     [1, "seat", "uint32", null, false, null, false],

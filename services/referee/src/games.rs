@@ -4,12 +4,14 @@
 
 use crate::error::RefereeError;
 use crate::metrics::Metrics;
+use crate::sealed;
 use bytes::Bytes;
 use futures::StreamExt;
 use mafia_event_log::{EventLog, LogError};
+use mafia_record::logged::{command_digest, sent_digest};
 use mafia_record::{Accepted, GameId, GameState, Header, LoggedEvent, Refusal, Rejected};
 use mafia_rules::view::events_for;
-use mafia_rules::{Audience, Command, Event, Game, Step};
+use mafia_rules::{Audience, Command, Deal, Drawn, Event, Game, Sealed, Step};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -18,6 +20,14 @@ use tokio::sync::Mutex as AsyncMutex;
 
 /// Events read from the log per call while loading a game.
 const READ_PAGE: usize = 1024;
+
+/// How far ahead of the referee's clock a judge's `at` may be. Generous on
+/// purpose: a laptop whose clock is off by its time zone's hours is still
+/// judged (and told nothing wrong), and so is a simulator that plays a
+/// whole game (at most about two hours of the game's time) at once; a time
+/// days or ages ahead (`i64::MAX`), which would hold the broadcast's copy
+/// of the game back as long, is refused.
+pub const AHEAD_TOLERANCE_MS: i64 = 12 * 60 * 60 * 1000;
 
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -35,6 +45,11 @@ pub struct Slot {
     events: Vec<LoggedEvent>,
     /// `acks[k - 1]` = the range of `events` produced by client_seq `k`.
     acks: Vec<Range<u32>>,
+    /// `sent[k - 1]` = the digest of client_seq `k`'s command as sent
+    /// (`command_digest`); 0 where the log kept none (written before it).
+    sent: Vec<u64>,
+    /// A drawn deal's secret, revealed by the command that ends the game.
+    sealed: Option<Sealed>,
     fence: u64,
     last_used: Instant,
 }
@@ -57,13 +72,17 @@ impl Slot {
         &self.events[r.start as usize..r.end as usize]
     }
 
-    fn record(&mut self, logged: LoggedEvent) {
+    fn record(&mut self, logged: LoggedEvent, sent: Option<u64>) {
         if let Some(k) = logged.client_seq {
             // Client seqs are contiguous from 1; tolerate holes from other
             // writers by giving the missing seqs no events.
             let at = self.events.len() as u32;
             while (self.acks.len() as u64) < k {
                 self.acks.push(at..at);
+                self.sent.push(0);
+            }
+            if let (Some(d), Some(slot)) = (sent, self.sent.get_mut((k - 1) as usize)) {
+                *slot = d;
             }
             if let Some(r) = self.acks.get_mut((k - 1) as usize) {
                 if r.start == r.end {
@@ -128,9 +147,36 @@ pub fn state_of(
     }
 }
 
-/// Whether an event marks the end of a game's history.
+/// Whether an event marks the end of a game (everything is public after it).
 pub fn is_final(e: &Event) -> bool {
     matches!(e, Event::StepStarted { step: Step::Ended })
+}
+
+/// Which event is the last of a game's history: its end, or for a drawn
+/// deal the reveal stored right after it. Whether the deal is drawn is read
+/// from the stored header once, when first needed.
+#[derive(Default)]
+pub struct Ending {
+    drawn: Option<bool>,
+}
+
+impl Ending {
+    pub async fn is_last(&mut self, log: &dyn EventLog, key: &str, e: &Event) -> bool {
+        match e {
+            Event::DealRevealed(_) => true,
+            e if is_final(e) => {
+                if self.drawn.is_none() {
+                    let header = log.header(key).await.ok().flatten();
+                    self.drawn = Some(header.is_some_and(|h| {
+                        serde_json::from_slice::<Header>(&h)
+                            .is_ok_and(|h| matches!(h.deal, Deal::Drawn(_)))
+                    }));
+                }
+                self.drawn == Some(false)
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The outcome of one submitted command.
@@ -148,7 +194,15 @@ pub enum Outcome {
         expected: u64,
         got: u64,
     },
+    /// A different command under a client_seq already accepted: ends the
+    /// stream (the judge attaches again and learns where the game is).
+    Conflict {
+        client_seq: u64,
+    },
 }
+
+/// The metrics' name of a conflicting resend.
+pub const CONFLICTING_RESEND: &str = "conflicting_resend";
 
 type Entry = Arc<AsyncMutex<Option<Slot>>>;
 
@@ -220,6 +274,32 @@ impl Games {
         Ok(Arc::new(header))
     }
 
+    /// The drawn deal a request's `drawn` asks for: the game's secret (kept
+    /// under [`sealed::key`], drawn now if the game has none yet) and the
+    /// commitment the header is to carry (the request's own, if it names
+    /// one, so that a different one is a different header).
+    async fn drawn_deal(&self, game_id: &GameId, asked: &Drawn) -> Result<Drawn, RefereeError> {
+        if asked.seed.is_some() || asked.salt.is_some() {
+            return Err(RefereeError::BadHeader(
+                "a drawn deal's seed and salt are the referee's to reveal, never sent to it".into(),
+            ));
+        }
+        let secret = match sealed::stored(self.log.as_ref(), game_id).await? {
+            Some(s) => s,
+            None if asked.commitment.is_some() => {
+                return Err(RefereeError::BadHeader(format!(
+                    "game {game_id} is not open: a drawn deal's commitment is the referee's to make (send none)"
+                )))
+            }
+            None => sealed::draw(self.log.as_ref(), game_id).await?,
+        };
+        Ok(Drawn {
+            commitment: Some(asked.commitment.unwrap_or(secret.commitment())),
+            seed: None,
+            salt: None,
+        })
+    }
+
     /// Creates the game in the log (idempotently) and loads it here.
     /// Returns whether it was newly created, and its state in `audience`
     /// (the caller's: not every caller that may open a game may judge it).
@@ -229,14 +309,24 @@ impl Games {
     /// `game_id` is the header's own, derived once at the edge.
     pub async fn open(
         &self,
-        header: Header,
+        mut header: Header,
         game_id: &GameId,
         at: i64,
         audience: Audience,
-    ) -> Result<(bool, GameState), RefereeError> {
+    ) -> Result<(bool, GameState, Deal), RefereeError> {
         header
             .setup()
             .map_err(|e| RefereeError::BadHeader(e.to_string()))?;
+        let now = now_ms();
+        if at > now.saturating_add(AHEAD_TOLERANCE_MS) {
+            return Err(RefereeError::BadHeader(format!(
+                "at {at} ms is more than {} h ahead of the referee's clock ({now} ms)",
+                AHEAD_TOLERANCE_MS / 3_600_000
+            )));
+        }
+        if let Deal::Drawn(asked) = &header.deal {
+            header.deal = Deal::Drawn(self.drawn_deal(game_id, asked).await?);
+        }
         let game_id = game_id.clone();
         let key = game_id.to_string();
         let bytes = serde_json::to_vec(&header).expect("headers serialize");
@@ -262,7 +352,7 @@ impl Games {
         let slot = self
             .ensure_loaded(&mut guard, &game_id, Some(header), at)
             .await?;
-        Ok((created, slot.state(audience)))
+        Ok((created, slot.state(audience), slot.header.deal.clone()))
     }
 
     /// Loads the game under a lease unless this referee holds it already
@@ -313,34 +403,67 @@ impl Games {
             }
             Err(e) => return Err(e.into()),
         };
-        let events = read_all(self.log.as_ref(), game_id, &key).await?;
+        let sealed = match &header.deal {
+            Deal::Drawn(_) => Some(
+                sealed::stored(self.log.as_ref(), game_id)
+                    .await?
+                    .ok_or_else(|| RefereeError::Corrupt {
+                        game: game_id.clone(),
+                        reason: "its drawn deal's secret is missing".into(),
+                    })?,
+            ),
+            _ => None,
+        };
+        let events = read_from_with(
+            self.log.as_ref(),
+            game_id,
+            &key,
+            1,
+            usize::MAX,
+            |g, seq, p| Ok((decode(g, seq, p)?, sent_digest(p))),
+        )
+        .await?;
         let mut slot = Slot {
             game_id: game_id.clone(),
             key: key.clone(),
             header: header.clone(),
-            game: Game::replay(setup.clone(), events.iter().map(|e| &e.envelope)).map_err(|e| {
-                RefereeError::Corrupt {
+            game: Game::replay(setup.clone(), events.iter().map(|e| &e.0.envelope)).map_err(
+                |e| RefereeError::Corrupt {
                     game: game_id.clone(),
                     reason: e.to_string(),
-                }
-            })?,
+                },
+            )?,
             // Grown as the game goes (`mafia simulate`'s games: 120 events
             // at the median, 204 at most): 256 reserved up front were most
             // of an open game's memory.
             events: Vec::with_capacity(events.len()),
             acks: Vec::new(),
+            sent: Vec::new(),
+            sealed,
             fence: lease.fence,
             last_used: Instant::now(),
         };
-        for e in events {
-            slot.record(e);
+        for (e, sent) in events {
+            slot.record(e, sent);
         }
         if slot.events.is_empty() {
             // A new game (or one whose opening was cut short between
             // create and append): deal and open night 0.
             let now = now_ms();
             let at = if at == 0 { now } else { at };
-            let (game, opening) = Game::new(setup, at);
+            let (game, opening) = match &slot.sealed {
+                Some(secret) => {
+                    let roles =
+                        setup
+                            .roles_drawn_with(secret)
+                            .map_err(|e| RefereeError::Corrupt {
+                                game: game_id.clone(),
+                                reason: format!("drawn deal: {e}"),
+                            })?;
+                    Game::deal(setup, roles, at)
+                }
+                None => Game::new(setup, at),
+            };
             let logged: Vec<LoggedEvent> = opening
                 .into_iter()
                 .map(|envelope| LoggedEvent {
@@ -351,7 +474,7 @@ impl Games {
             self.append(&key, 0, slot.fence, &logged, now).await?;
             slot.game = game;
             for e in logged {
-                slot.record(e);
+                slot.record(e, None);
             }
         }
         tracing::info!(
@@ -425,7 +548,13 @@ impl Games {
         let mut guard = entry.lock().await;
         let slot = self.ensure_loaded(&mut guard, game_id, None, 0).await?;
         let last = slot.last_client_seq();
+        let sent = command_digest(at, cmd);
         if client_seq <= last {
+            let stored = slot.sent[(client_seq - 1) as usize];
+            if stored != 0 && stored != sent {
+                self.metrics.rejected(CONFLICTING_RESEND);
+                return Ok(Outcome::Conflict { client_seq });
+            }
             self.metrics.duplicate();
             return Ok(Outcome::Accepted {
                 accepted: slot.ack_again(client_seq, true, false, !omit_state),
@@ -438,12 +567,29 @@ impl Games {
                 got: client_seq,
             });
         }
-        let at = if at == 0 { now_ms() } else { at };
+        let now = now_ms();
+        let last_at = slot.events.last().map_or(i64::MIN, |e| e.envelope.at);
+        // 0 is "the referee's clock", never earlier than the game's time.
+        let at = if at == 0 { now.max(last_at) } else { at };
+        let time_refusal = if at < last_at {
+            Some(Refusal::time_backwards(at, last_at))
+        } else if at > now.saturating_add(AHEAD_TOLERANCE_MS) {
+            Some(Refusal::time_ahead(at, now, AHEAD_TOLERANCE_MS))
+        } else {
+            None
+        };
+        if let Some(refusal) = time_refusal {
+            self.metrics.rejected(refusal.code());
+            return Ok(Outcome::Rejected(Rejected {
+                client_seq,
+                refusal,
+            }));
+        }
         let expected = u64::from(slot.game.seq());
         // Applied in place: a refused command changes nothing (the engine's
         // contract), and a failed append drops the game below, so the next
         // call reloads it as stored.
-        let envelopes = match slot.game.apply(cmd, at) {
+        let mut envelopes = match slot.game.apply(cmd, at) {
             Ok(e) => e,
             Err(v) => {
                 self.metrics.rejected(v.code.as_str());
@@ -453,9 +599,17 @@ impl Games {
                 }));
             }
         };
+        if let (true, Some(secret)) = (slot.game.is_over(), slot.sealed) {
+            // Stored with the game's last events, in the same append: a
+            // game is never over without its deal revealed.
+            match slot.game.reveal_deal(&secret, at) {
+                Ok(env) => envelopes.push(env),
+                Err(e) => tracing::error!(game = %game_id, error = %e, "drawn deal not revealed"),
+            }
+        }
         // Stored with the events, not kept with them here (see
         // `mafia_record::logged::accepted_at`).
-        let accepted_at = Some(now_ms());
+        let accepted_at = Some(now);
         let logged: Vec<LoggedEvent> = envelopes
             .into_iter()
             .map(|envelope| LoggedEvent {
@@ -469,7 +623,7 @@ impl Games {
         let payloads: Vec<Bytes> = logged
             .iter()
             .map(|e| {
-                let enc = e.encode_accepted(accepted_at);
+                let enc = e.encode_stamped(accepted_at, Some(sent));
                 event_json.push(enc.event_json().to_owned());
                 Bytes::from(enc.json)
             })
@@ -498,10 +652,11 @@ impl Games {
         }
         let at_idx = slot.events.len() as u32;
         for e in logged {
-            slot.record(e);
+            slot.record(e, Some(sent));
         }
         if slot.acks.len() as u64 != client_seq {
             slot.acks.push(at_idx..at_idx);
+            slot.sent.push(sent);
         }
         self.metrics.accepted();
         let reply = slot.ack_again(client_seq, false, false, !omit_state);
@@ -675,19 +830,26 @@ pub async fn read_from(
     from_seq: u64,
     max: usize,
 ) -> Result<Vec<LoggedEvent>, RefereeError> {
+    read_from_with(log, game_id, key, from_seq, max, decode).await
+}
+
+/// [`read_from`], each stored event read by `decode` (game, seq, payload).
+async fn read_from_with<T>(
+    log: &dyn EventLog,
+    game_id: &GameId,
+    key: &str,
+    from_seq: u64,
+    max: usize,
+    decode: impl Fn(&GameId, u64, &[u8]) -> Result<T, RefereeError>,
+) -> Result<Vec<T>, RefereeError> {
     let mut out = Vec::new();
     let mut next = from_seq.max(1);
     while out.len() < max {
         let page = log.read(key, next, READ_PAGE.min(max - out.len())).await?;
         let n = page.len();
         for e in page {
-            let logged: LoggedEvent =
-                serde_json::from_slice(&e.payload).map_err(|err| RefereeError::Corrupt {
-                    game: game_id.clone(),
-                    reason: format!("event {}: {err}", e.seq),
-                })?;
+            out.push(decode(game_id, e.seq, &e.payload)?);
             next = e.seq + 1;
-            out.push(logged);
         }
         if n < READ_PAGE {
             break;

@@ -15,6 +15,7 @@ pub mod games;
 pub mod keys;
 pub mod metrics;
 mod reply;
+pub mod sealed;
 pub mod server;
 mod service;
 

@@ -15,7 +15,7 @@ use mafia_proto::convert::{
 use mafia_proto::v1::{self, judge_command::Kind, referee_server::Referee};
 use mafia_record::{GameId, Refusal, Rejected};
 use mafia_rules::view::events_for;
-use mafia_rules::Audience;
+use mafia_rules::{Audience, Deal};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -172,6 +172,19 @@ impl Shared {
         auth::authenticate(&self.tokens, meta)
     }
 
+    /// Whether the scoring service holds the game's tournament (its
+    /// stream exists in the log).
+    async fn tournament_held(&self, game_id: &GameId) -> Result<bool, Status> {
+        let stream = mafia_tournament::stored::stream_of(&game_id.tournament);
+        let header = self
+            .games
+            .log()
+            .header(&stream)
+            .await
+            .map_err(RefereeError::from)?;
+        Ok(header.is_some())
+    }
+
     async fn handle_submit(
         &self,
         game_id: &GameId,
@@ -215,6 +228,9 @@ impl Shared {
             Outcome::Gap { expected, got } => Err(Status::failed_precondition(format!(
                 "sequence gap: expected client_seq {expected}, got {got}"
             ))),
+            Outcome::Conflict { client_seq } => Err(Status::already_exists(format!(
+                "conflicting resend: client_seq {client_seq} was accepted for a different command (or time); nothing was stored: attach again and continue after the game's last_client_seq"
+            ))),
         }
     }
 
@@ -227,13 +243,16 @@ impl Shared {
         tx: mpsc::Sender<Result<v1::WatchGameEvent, Status>>,
     ) {
         let mut shutdown = self.shutdown.clone();
-        // Starting past the end of a finished game: nothing will ever come.
         let log = self.games.log();
+        let mut ending = games::Ending::default();
+        // Starting past the end of a finished game: nothing will ever come.
         if let Ok(last) = log.last_seq(&key).await {
             if last > 0 && from_seq > last {
                 if let Ok(tail) = games::read_from(log.as_ref(), &game_id, &key, last, 1).await {
-                    if tail.iter().any(|e| games::is_final(&e.envelope.event)) {
-                        return;
+                    for e in &tail {
+                        if ending.is_last(log.as_ref(), &key, &e.envelope.event).await {
+                            return;
+                        }
                     }
                 }
             }
@@ -243,7 +262,7 @@ impl Shared {
         // whole history to every audience.
         let mut over = false;
         let mut caught_up = false;
-        let mut history = Vec::new();
+        let mut history: Vec<mafia_record::LoggedEvent> = Vec::new();
         loop {
             let item = tokio::select! {
                 _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
@@ -255,7 +274,8 @@ impl Shared {
                 Some(Ok(GameFollowed::CaughtUp)) => {
                     caught_up = true;
                     for e in std::mem::take(&mut history) {
-                        match send_watched(&tx, &e, audience, over).await {
+                        let last = ending.is_last(log.as_ref(), &key, &e.envelope.event).await;
+                        match send_watched(&tx, &e, audience, over, last).await {
                             Sent::Ok => {}
                             Sent::Final | Sent::Closed => return,
                         }
@@ -286,7 +306,8 @@ impl Shared {
                 }
             };
             if caught_up {
-                match send_watched(&tx, &e, audience, false).await {
+                let last = ending.is_last(log.as_ref(), &key, &e.envelope.event).await;
+                match send_watched(&tx, &e, audience, false, last).await {
                     Sent::Ok => {}
                     Sent::Final | Sent::Closed => return,
                 }
@@ -309,8 +330,8 @@ async fn send_watched(
     e: &mafia_record::LoggedEvent,
     audience: Audience,
     over: bool,
+    last: bool,
 ) -> Sent {
-    let last = games::is_final(&e.envelope.event);
     let shown = events_for(audience, std::slice::from_ref(&e.envelope), over);
     if let Some(env) = shown.first() {
         let msg = v1::WatchGameEvent {
@@ -360,22 +381,35 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
+        let held = self.shared.tournament_held(&game_id).await?;
+        caller.may_open_in(&game_id, held).map_err(auth::status)?;
+        if held && matches!(header.deal, Deal::Seed(_)) {
+            return Err(Status::invalid_argument(format!(
+                "tournament {} deals its digital games from seeds the referee draws: send a drawn deal, not a seed",
+                game_id.tournament
+            )));
+        }
         // An organiser opens games it may not judge: it is shown what the
         // public sees, since the referee has no broadcast delay to give it.
         let shown = match caller.may_judge(&game_id) {
             Ok(()) => Audience::Judge,
             Err(_) => Audience::Public,
         };
-        let (created, state) = self
+        let (created, state, deal) = self
             .shared
             .games
             .open(header, &game_id, req.at, shown)
             .await?;
         tracing::info!(game = %game_id, created, "game opened");
+        let deal_commitment = match deal {
+            Deal::Drawn(d) => d.commitment.map(|c| c.to_string()).unwrap_or_default(),
+            _ => String::new(),
+        };
         Ok(Response::new(v1::OpenGameResponse {
             game_id: game_id.to_string(),
             created,
             state: Some(state_to_proto(&state)),
+            deal_commitment,
         }))
     }
 

@@ -5,7 +5,7 @@ use mafia_access::{Caller, Scope};
 use mafia_proto::convert::request_from_header;
 use mafia_proto::v1::referee_client::RefereeClient;
 use mafia_record::{GameId, Header, StageId};
-use mafia_rules::{Deal, Player, RuleSet, Setup};
+use mafia_rules::{Deal, Drawn, Player, RuleSet, Setup};
 use mafia_tournament::Tournament;
 use tonic::Status;
 
@@ -28,13 +28,21 @@ pub struct RefereeLink {
     pub token: String,
 }
 
-/// The game of each table of a seated round, with its header.
+/// The game of each table of a seated round, with its header. Its cards
+/// are the referee's to draw (`Deal::Drawn`): a seed the organiser chose
+/// (`deal_seed`, which must be 0) would let him, and anyone who guessed it,
+/// compute every table's cards while it plays.
 pub fn headers(
     t: &Tournament,
     stage: &StageId,
     round: u32,
     deal_seed: u64,
 ) -> Result<Vec<(GameId, Header)>, Status> {
+    if deal_seed != 0 {
+        return Err(Status::invalid_argument(
+            "deal_seed is not accepted: every game's seed is drawn by the referee and revealed when it ends (send 0)",
+        ));
+    }
     let seated = t.round(stage, round).ok_or_else(|| {
         Status::failed_precondition(format!("round {round} of stage {stage} is not seated"))
     })?;
@@ -58,12 +66,8 @@ pub fn headers(
                     .map_or_else(|| p.to_string(), |r| r.player.nickname.clone()),
             })
             .collect();
-        let setup = Setup::new(
-            rules.clone(),
-            players,
-            Deal::Seed(replay_deal_seed(deal_seed, *table, id.game)),
-        )
-        .map_err(|e| Status::failed_precondition(format!("table {table}: {e}")))?;
+        let setup = Setup::new(rules.clone(), players, Deal::Drawn(Drawn::default()))
+            .map_err(|e| Status::failed_precondition(format!("table {table}: {e}")))?;
         let mut header = Header::for_setup(&setup, &id);
         header.tournament = t.name.clone();
         if let Some(j) = &st.judge {
@@ -75,15 +79,6 @@ pub fn headers(
         out.push((id, header));
     }
     Ok(out)
-}
-
-/// Game 1 keeps the seed it always had (`deal_seed + table`), so records of
-/// rounds opened before replays existed still match; a replay gets a deal of
-/// its own, not the annulled game's cards again.
-fn replay_deal_seed(deal_seed: u64, table: u32, game: u32) -> u64 {
-    deal_seed
-        .wrapping_add(u64::from(table))
-        .wrapping_add(u64::from(game - 1) << 32)
 }
 
 /// Opens each game on the referee (idempotent there for the same header).

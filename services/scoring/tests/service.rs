@@ -670,7 +670,9 @@ async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let sim = mafia_rules::sim::simulate(RuleSetId::Rfm, &mut rng, 1_780_000_000_000);
     let mut header = mafia_record::Header::simulated(RuleSetId::Rfm, &game(1), 0);
-    header.deal = sim.setup.deal.clone();
+    // The record's cards as the tray's: a seed of the caller's is refused in
+    // a tournament the scoring service holds (its seeds are the referee's).
+    header.deal = mafia_rules::Deal::Cards(sim.setup.roles().to_vec());
     for (i, s) in header.seats.iter_mut().enumerate() {
         s.player_id = pid(i + 1).to_string();
         s.nickname = format!("Player {}", i + 1);
@@ -799,7 +801,7 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
                 tournament: "cup".into(),
                 stage: "main".into(),
                 round: 1,
-                deal_seed: 5,
+                deal_seed: 0,
             },
         )
     };
@@ -816,6 +818,11 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
             "table {t} opened for a caller who may not open table 1"
         );
     }
+    // The organiser chooses no seed: each game's is the referee's.
+    let mut chosen = open("org-token");
+    chosen.get_mut().deal_seed = 5;
+    let e = c.open_round(chosen).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     let reply = c.open_round(open("org-token")).await.unwrap().into_inner();
     assert_eq!(
         reply.game_ids,
@@ -834,6 +841,7 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     let expected: Vec<String> = (11..=20).map(|n| pid(n).to_string()).collect();
     assert_eq!(seated, expected);
     assert_eq!(header.seats[0].nickname, "Player 11");
+    two_games_of_a_round_are_dealt_from_seeds_of_their_own(&log).await;
     a_replay_decided_on_appeal_opens_the_tables_next_game(
         &running,
         &mut c,
@@ -849,6 +857,33 @@ async fn a_seated_round_opens_on_the_referee_with_the_seated_header(log: Arc<dyn
     assert_eq!(e.code(), Code::FailedPrecondition);
     running.shutdown().await;
     referee.shutdown().await;
+}
+
+/// Each game's header carries only the commitment to a seed the referee
+/// drew for it alone, and no two games of the round commit to one seed.
+async fn two_games_of_a_round_are_dealt_from_seeds_of_their_own(log: &Arc<dyn EventLog>) {
+    let mut commitments = Vec::new();
+    let mut seeds = Vec::new();
+    for table in [1, 2] {
+        let bytes = log.header(&game(table).to_string()).await.unwrap().unwrap();
+        let header: mafia_record::Header = serde_json::from_slice(&bytes).unwrap();
+        let mafia_rules::Deal::Drawn(d) = header.deal else {
+            panic!("table {table}: {:?}", header.deal)
+        };
+        assert!(
+            d.seed.is_none() && d.salt.is_none(),
+            "sealed while it plays"
+        );
+        commitments.push(d.commitment.unwrap());
+        let secret = mafia_referee::sealed::stored(log.as_ref(), &game(table))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(secret.commitment(), d.commitment.unwrap());
+        seeds.push(secret.seed());
+    }
+    assert_ne!(commitments[0], commitments[1]);
+    assert_ne!(seeds[0], seeds[1]);
 }
 
 /// rfm §7.2: an appeal decided as a replay annuls table 1's game; OpenRound

@@ -215,7 +215,7 @@ async fn seat_and_open(c: &mut ScoringClient<Channel>, round: u32) -> Vec<GameId
                 tournament: TOURNAMENT.into(),
                 stage: "main".into(),
                 round,
-                deal_seed: u64::from(round) * 100,
+                deal_seed: 0,
             },
         ))
         .await

@@ -40,9 +40,15 @@ pub fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-fn is_final(event: &Value) -> bool {
+/// The game's last event: its end, or for a drawn deal the reveal stored
+/// right after it (FORMAT.md, "Checking a deal").
+fn is_final(event: &Value, drawn: bool) -> bool {
     let e = &event["event"];
-    e["type"] == "step_started" && e["step"]["kind"] == "ended"
+    if drawn {
+        e["type"] == "deal_revealed"
+    } else {
+        e["type"] == "step_started" && e["step"]["kind"] == "ended"
+    }
 }
 
 /// A running subscriber.
@@ -53,11 +59,12 @@ pub struct Follower {
 }
 
 /// Follows `game` from the gateway `gateways[first]` on, until the game's
-/// end or `stop`.
+/// last event (`drawn`: its deal's reveal) or `stop`.
 pub fn follow(
     game: GameId,
     gateways: Vec<String>,
     first: usize,
+    drawn: bool,
     mut stop: watch::Receiver<bool>,
 ) -> Follower {
     let (ready_tx, ready) = oneshot::channel();
@@ -118,7 +125,7 @@ pub fn follow(
                     }
                     Some("delta") => {
                         let event = v["event"].clone();
-                        let end = is_final(&event);
+                        let end = is_final(&event, drawn);
                         seen.deltas.push(event);
                         last = seq;
                         if end {

@@ -108,7 +108,7 @@ pub async fn seat_and_open(c: &mut ScoringClient<Channel>, round: u32) -> Vec<Ga
             tournament: TOURNAMENT.into(),
             stage: "main".into(),
             round,
-            deal_seed: u64::from(round) * 100,
+            deal_seed: 0,
         }))
         .await
         .unwrap()

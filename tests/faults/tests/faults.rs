@@ -86,10 +86,12 @@ async fn start_round(arena: &Arena, games: Vec<GameId>, round: u32) -> Round {
         let record = record_for(header, &stored, u64::from(round) * 1000 + i as u64);
         commands.push(record.commands().len());
         records.push(record);
+        // A round's games are opened by OpenRound: their deals are drawn.
         followers.push(follow(
             game.clone(),
             arena.gateway_addrs(),
             i,
+            true,
             stop_rx.clone(),
         ));
     }

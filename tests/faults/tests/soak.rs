@@ -44,7 +44,14 @@ fn follow_table(
             let game: GameId = format!("{tournament}.sim.r1.t{table}.g{g}")
                 .parse()
                 .unwrap();
-            let f = follow(game.clone(), gateways.clone(), table as usize, stop.clone());
+            // `mafia sim`'s games deal from their own seeds.
+            let f = follow(
+                game.clone(),
+                gateways.clone(),
+                table as usize,
+                false,
+                stop.clone(),
+            );
             let seen = f.task.await.expect("the subscriber runs");
             let done = seen.done;
             out.push((game, seen));

@@ -19,6 +19,9 @@ pub const CHIEF: &str = "chief-token";
 pub const TABLE3: &str = "table-3-token";
 pub const ORGANISER: &str = "organiser-token";
 pub const BROADCAST: &str = "broadcast-token";
+/// The judge of table 1 of every tournament (`*.*.*.t1.*`, as `make run`
+/// makes him).
+pub const TABLE1_ANYWHERE: &str = "table-1-anywhere-token";
 
 /// Where a test's events go; dropped at the end of the test.
 pub enum Backend {
@@ -79,6 +82,7 @@ pub fn tokens_json() -> String {
     format!(
         r#"{{"tokens":[{{"role":"chief_judge","token":"{CHIEF}"}},
             {{"role":"table_judge","token":"{TABLE3}","games":["cup.*.*.t3.*"]}},
+            {{"role":"table_judge","token":"{TABLE1_ANYWHERE}","games":["*.*.*.t1.*"]}},
             {{"role":"organiser","token":"{ORGANISER}","games":["cup.*.*.*.*"]}},
             {{"role":"broadcast","token":"{BROADCAST}"}}]}}"#
     )
