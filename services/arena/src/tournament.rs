@@ -14,7 +14,7 @@ use mafia_proto::v1::{
     SeatRoundRequest, TournamentRef,
 };
 use mafia_record::{GameId, StageId, TournamentId};
-use mafia_rules::{Audience, RuleSetId};
+use mafia_rules::{Audience, RuleSet, RuleSetId};
 use mafia_tournament::{
     Coefficient, Judge, JudgeId, Scheme, Stage, Standings, TournamentCommand, TournamentSpec,
 };
@@ -73,12 +73,23 @@ impl Demo {
         Ok(())
     }
 
+    /// The demo's tables play `speed` times faster than people, so its
+    /// public night is as much shorter: at rfm's 50 s the public's clock
+    /// would fall minutes behind the tables.
+    fn rule_overrides(&self) -> serde_json::Value {
+        let public_night = RuleSet::preset(RuleSetId::Rfm).params.public_night_secs;
+        let secs = (f64::from(public_night) / self.speed.max(1.0))
+            .ceil()
+            .max(1.0) as u16;
+        serde_json::json!({ "public_night_secs": secs })
+    }
+
     async fn create(&self, c: &mut ScoringClient<Channel>) -> anyhow::Result<()> {
         let spec = TournamentSpec {
             id: self.tournament.clone(),
             name: "Arena Demo Cup".into(),
             rules: RuleSetId::Rfm,
-            rule_overrides: serde_json::Value::Null,
+            rule_overrides: self.rule_overrides(),
             scheme: Scheme::rfm(),
         };
         let req = CreateTournamentRequest {

@@ -453,11 +453,7 @@ impl StandingsQuery {
 /// The tournament as `who` sees it ([`as_seen`]), starting with the fold
 /// there is, then again after each newer fold and each end a held stream
 /// shows that changes it.
-fn snapshots(
-    rx: crate::board::Watch,
-    hub: Hub,
-    who: Caller,
-) -> impl Stream<Item = Snapshot> {
+fn snapshots(rx: crate::board::Watch, hub: Hub, who: Caller) -> impl Stream<Item = Snapshot> {
     let ends = hub.watch_ends();
     let state = (rx, ends, None::<(u64, usize)>, true);
     futures::stream::unfold(state, move |(mut rx, mut ends, last, first)| {
