@@ -192,7 +192,7 @@ const I18N = {
     assignedGames: "Assigned to you in the tournament", assignedOpen: "open: judge it", notOpened: "not opened yet (the organiser opens the round)", scored: "scored", open: "Open", over: "over", live: "live",
     gameId: "Game id", openById: "Open by id", newGame: "Open a new game", tournamentId: "Tournament id", tournament: "Tournament",
     stage: "Stage", round: "Round", table: "Table", game: "Game", judge: "Judge", rules: "Rule set", seat: "Seat",
-    nickname: "Nickname", deal: "Deal", bySeed: "digital (seed)", byCards: "drawn cards", seed: "Seed", create: "Open the game",
+    nickname: "Nickname", deal: "Deal", byDrawn: "digital (the referee deals; sealed until the game ends)", byCards: "drawn cards", create: "Open the game",
     online: "online", offline: "offline", sending: "sending…", queued: "queued", acked: "acked", readOnly: "This game is open in another tab of this browser; this tab only watches.",
     next: "Next", undo: "Undo", foul: "Foul", start: "Start timer", confirmUndo: "Undo the last command of this phase? Enter/y: yes, Esc/n: no",
     rejected: "Refused by the referee", discarded: "Discarded (entered after the refused command)", conflict: "Another console already used command #%s; yours was not applied.",
@@ -223,7 +223,7 @@ const I18N = {
     assignedGames: "Назначены вам в турнире", assignedOpen: "открыта: судите", notOpened: "ещё не открыта (тур открывает организатор)", scored: "засчитана", open: "Открыть", over: "окончена", live: "идёт",
     gameId: "Id игры", openById: "Открыть по id", newGame: "Новая игра", tournamentId: "Id турнира", tournament: "Турнир",
     stage: "Этап", round: "Тур", table: "Стол", game: "Игра", judge: "Судья", rules: "Правила", seat: "Место",
-    nickname: "Ник", deal: "Раздача", bySeed: "цифровая (seed)", byCards: "вытянутые карты", seed: "Seed", create: "Открыть игру",
+    nickname: "Ник", deal: "Раздача", byDrawn: "цифровая (раздаёт сервер; скрыта до конца игры)", byCards: "вытянутые карты", create: "Открыть игру",
     online: "на связи", offline: "нет связи", sending: "отправка…", queued: "в очереди", acked: "принято", readOnly: "Эта игра открыта в другой вкладке; здесь только просмотр.",
     next: "Далее", undo: "Отмена", foul: "Фол", start: "Таймер", confirmUndo: "Отменить последнюю команду фазы? Enter/y — да, Esc/n — нет",
     rejected: "Рефери отклонил", discarded: "Сброшено (введено после отклонённой команды)", conflict: "Команду №%s уже ввела другая консоль; ваша не применена.",
@@ -702,8 +702,7 @@ function renderGames() {
       <label>${esc(tr("judge"))}<input name="judge" value="${esc(S.holder || "")}"></label>
       <label>${esc(tr("rules"))}<select name="rules">${RULES.map((r) => `<option>${r}</option>`).join("")}</select></label>
     </div>
-    <div class="row"><label>${esc(tr("deal"))}<select name="deal"><option value="seed">${esc(tr("bySeed"))}</option><option value="cards">${esc(tr("byCards"))}</option></select></label>
-      <label>${esc(tr("seed"))}<input name="seed" type="number" min="0" value="${Math.floor(Math.random() * 1e9)}"></label></div>
+    <div class="row"><label>${esc(tr("deal"))}<select name="deal"><option value="drawn">${esc(tr("byDrawn"))}</option><option value="cards">${esc(tr("byCards"))}</option></select></label></div>
     <table class="seating"><tr><th>${esc(tr("seat"))}</th><th>${esc(tr("nickname"))}</th><th>${esc(tr("byCards"))}</th></tr>${seatsRows}</table>
     <button type="submit">${esc(tr("create"))}</button><p id="new-error" class="error">${esc(S.error)}</p></form>`;
   app.querySelectorAll("button.game").forEach((b) => { b.onclick = () => openGame(b.dataset.game); });
@@ -732,7 +731,7 @@ export function seatingFrom(form) {
     const red = count("civilian") + count("sheriff") + count("beauty");
     if (count("don") !== 1 || count("sheriff") !== 1 || red !== 7) throw new KeyError(tr("badCards"));
     req.cards = { roles };
-  } else req.seed = BigInt(String(form.get("seed") || "0"));
+  } else req.drawn = {}; // the referee draws the seed and publishes only its commitment
   return req;
 }
 // Opening attempts (the form, a game id, a listed game) are numbered and

@@ -21,6 +21,9 @@ pub struct GameInfo {
     pub table: u32,
     pub game: u32,
     pub judge: String,
+    /// The commitment (64 hex digits) to a deal the referee drew; the seed
+    /// and salt come with the game's end (`deal_revealed`).
+    pub deal_commitment: Option<String>,
 }
 
 impl From<crate::hub::GameInfo> for GameInfo {
@@ -33,6 +36,7 @@ impl From<crate::hub::GameInfo> for GameInfo {
             table: t.table,
             game: t.game,
             judge: t.judge,
+            deal_commitment: t.deal_commitment,
         }
     }
 }

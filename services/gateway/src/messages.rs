@@ -5,6 +5,7 @@
 
 use mafia_record::{GameId, Header};
 use mafia_rules::view::Shown;
+use mafia_rules::Deal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,6 +21,11 @@ pub struct GameInfo {
     pub table: u32,
     pub game: u32,
     pub judge: String,
+    /// A deal the referee drew: its commitment, published from the opening
+    /// so anyone can check the seed revealed at the end (FORMAT.md,
+    /// "Checking a deal"). Absent for cards and caller-chosen seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal_commitment: Option<String>,
 }
 
 impl GameInfo {
@@ -32,6 +38,10 @@ impl GameInfo {
             table: h.table,
             game: h.game,
             judge: h.judge.clone(),
+            deal_commitment: match &h.deal {
+                Deal::Drawn(d) => d.commitment.map(|c| c.to_string()),
+                Deal::Cards(_) | Deal::Seed(_) => None,
+            },
         }
     }
 }

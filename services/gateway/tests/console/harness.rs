@@ -323,6 +323,15 @@ pub async fn open_by_form(
         .await;
 }
 
+/// Fills the new-game form with the digital deal (the referee draws it)
+/// and submits it.
+pub async fn open_drawn_by_form(page: &Page, rules: RuleSetId, table: u32, game: u32) {
+    page.wait("document.querySelector('#new-game')").await;
+    let script = open_by_form_script(rules, table, game, &nicknames(), &[])
+        .replace(r#""deal":"cards""#, r#""deal":"drawn""#);
+    page.eval(&script).await;
+}
+
 /// The script [`open_by_form`] runs: fills the new-game form and submits
 /// it, all in one task of the page.
 pub fn open_by_form_script(

@@ -631,3 +631,49 @@ async fn a_seat_button_outlives_the_idle_refresh_so_no_tap_is_lost() {
         "the idle refresh replaced the seat buttons"
     );
 }
+
+/// The form's digital deal asks the referee to draw the seed: the stored
+/// header carries only its commitment, so nobody who reads it (the judge
+/// included) can compute the cards of a game still running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_digital_deal_opened_by_the_form_is_drawn_by_the_referee_and_sealed() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    log_in(&page, &stack, T3, "ru").await;
+    page.wait("document.body.dataset.screen === 'games'").await;
+    let offered = page
+        .eval("document.querySelector('#new-game select[name=deal]').innerText")
+        .await;
+    assert!(
+        offered
+            .as_str()
+            .is_some_and(|t| t.contains("скрыта до конца игры")),
+        "{offered}"
+    );
+    open_drawn_by_form(&page, RuleSetId::Rfm, 3, 1).await;
+    page.wait("document.body.dataset.screen === 'game' && document.body.dataset.expect")
+        .await;
+    let game = stack.get_game("cup.main.r1.t3.g1").await.unwrap();
+    let header: serde_json::Value = serde_json::from_str(&game.header_json).unwrap();
+    let drawn = &header["deal"]["drawn"];
+    let commitment = drawn["commitment"].as_str().unwrap_or_default();
+    assert_eq!(commitment.len(), 64, "{header}");
+    assert!(
+        drawn.get("seed").is_none() && drawn.get("salt").is_none(),
+        "{header}"
+    );
+    // The gateway publishes the commitment with the game's public info, once
+    // its follower has the game (the page asks until it does).
+    let listed = page
+        .eval(
+            "(async () => { for (;;) { \
+               const g = (await (await fetch('/api/games')).json()).games \
+                 .find((g) => g.game_id === 'cup.main.r1.t3.g1'); \
+               if (g) return g.deal_commitment ?? null; \
+               await new Promise((r) => setTimeout(r, 50)); } })()",
+        )
+        .await;
+    assert_eq!(listed.as_str(), Some(commitment), "{listed}");
+}
