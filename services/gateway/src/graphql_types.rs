@@ -186,7 +186,7 @@ impl From<HallFeed> for HallMessage {
                 kind: "table".into(),
                 games: vec![HallGame {
                     game_id,
-                    info: info.map(GameInfo::from),
+                    info: info.map(|i| GameInfo::from(*i)),
                     seq,
                     view: Json(view),
                 }],

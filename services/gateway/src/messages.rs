@@ -81,7 +81,7 @@ pub enum HallFeed {
         /// learns of after its `tables` (seq 0, the game before its deal);
         /// absent on the game's later messages.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        info: Option<GameInfo>,
+        info: Option<Box<GameInfo>>,
         seq: u64,
         view: Value,
     },

@@ -213,7 +213,7 @@ fn a_new_game_is_told_to_every_audiences_hall_with_its_info_and_view_before_the_
             panic!("{a:?}: not a new game's table message: {m:?}");
         };
         assert_eq!((game_id.as_str(), &view), (G, &state.view), "{a:?}");
-        assert_eq!(info, state.info);
+        assert_eq!(*info, state.info);
         assert_eq!(info.tournament, "Cup 2026");
     }
 }

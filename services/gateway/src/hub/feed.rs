@@ -232,7 +232,7 @@ mod tests {
             prop_assert_eq!(f.view(), view.clone());
             let new_game = encode(&HallFeed::Table {
                 game_id: id.to_owned(),
-                info: Some(info.clone()),
+                info: Some(Box::new(info.clone())),
                 seq: 0,
                 view: view.clone(),
             });
