@@ -153,7 +153,10 @@ async fn create(c: &mut ScoringClient<Channel>) {
         id: TournamentId::new(TOURNAMENT).unwrap(),
         name: "Open Cup".into(),
         rules: RuleSetId::Rfm,
-        rule_overrides: serde_json::Value::Null,
+        // The simulated tables play a night in seconds: at rfm's public
+        // night (50 s) the public's stream, and so its standings, would
+        // fall minutes behind the games.
+        rule_overrides: serde_json::json!({ "public_night_secs": 1 }),
         scheme: Scheme::rfm(),
     };
     c.create_tournament(authed(
@@ -418,9 +421,12 @@ async fn subscriber_sees(
             .await
             .unwrap_or_else(|_| panic!("no standings of {games} games reached the subscriber"))
             .expect("the subscriber runs");
+        // The same version comes again when a result already folded in
+        // reaches the public's stream (its end shown after the public
+        // night): FEED.md, "Standings".
         assert!(
-            s.version > *last_version || (*last_version == 0 && s.version == 0),
-            "versions grow: {s:?} after {last_version}"
+            s.version >= *last_version,
+            "versions never go back: {s:?} after {last_version}"
         );
         *last_version = s.version;
         assert!(s.games <= games, "more games than played: {s:?}");
