@@ -649,7 +649,7 @@ async fn a_digital_deal_opened_by_the_form_is_drawn_by_the_referee_and_sealed() 
     assert!(
         offered
             .as_str()
-            .is_some_and(|t| t.contains("скрыта до конца игры")),
+            .is_some_and(|t| t.contains("раздаёт сервер")),
         "{offered}"
     );
     open_drawn_by_form(&page, RuleSetId::Rfm, 3, 1).await;
