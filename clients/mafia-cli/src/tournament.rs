@@ -267,6 +267,7 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
             let req = c.req(RegisterPlayersCsvRequest {
                 tournament: c.tournament.clone(),
                 csv: text,
+                csv_bytes: Vec::new(),
             })?;
             let r = c
                 .grpc

@@ -128,6 +128,7 @@ impl Demo {
         let req = RegisterPlayersCsvRequest {
             tournament: self.tournament.to_string(),
             csv,
+            csv_bytes: Vec::new(),
         };
         c.register_players_csv(authed(&self.organiser, req)?)
             .await?;

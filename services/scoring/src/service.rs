@@ -11,6 +11,11 @@ use mafia_proto::v1::{
     RegisterPlayersCsvRequest, SeatRoundReply, SeatRoundRequest, StandingsReply, TournamentRef,
     TournamentSummary,
 };
+use mafia_proto::v1::{
+    CredentialList, IssueCredentialReply, IssueCredentialRequest, ListTournamentsReply,
+    ListTournamentsRequest, PlanSeatingRequest, PlayersCsvPreview, RevokeCredentialRequest,
+    SeatingPlan,
+};
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::{
@@ -322,6 +327,7 @@ impl Scoring for ScoringService {
             players: t.players.len() as u32,
             games: t.games.len() as u32,
             scored_games: t.games.values().filter(|g| g.result.is_some()).count() as u32,
+            archived: false,
         }))
     }
 
@@ -366,5 +372,55 @@ impl Scoring for ScoringService {
         let lines = crate::export::history_for(&caller, history(&h.tournament, &player));
         let json = serde_json::to_string(&lines).map_err(|e| Status::internal(e.to_string()))?;
         Ok(Response::new(PlayerHistoryReply { history_json: json }))
+    }
+
+    // The office's calls (issue 37): being built on their own branches.
+    async fn list_tournaments(
+        &self,
+        _req: Request<ListTournamentsRequest>,
+    ) -> Result<Response<ListTournamentsReply>, Status> {
+        Err(Status::unimplemented("ListTournaments is not built yet"))
+    }
+
+    async fn remove_tournament(
+        &self,
+        _req: Request<TournamentRef>,
+    ) -> Result<Response<CommandReply>, Status> {
+        Err(Status::unimplemented("RemoveTournament is not built yet"))
+    }
+
+    async fn preview_players_csv(
+        &self,
+        _req: Request<RegisterPlayersCsvRequest>,
+    ) -> Result<Response<PlayersCsvPreview>, Status> {
+        Err(Status::unimplemented("PreviewPlayersCsv is not built yet"))
+    }
+
+    async fn plan_seating(
+        &self,
+        _req: Request<PlanSeatingRequest>,
+    ) -> Result<Response<SeatingPlan>, Status> {
+        Err(Status::unimplemented("PlanSeating is not built yet"))
+    }
+
+    async fn issue_credential(
+        &self,
+        _req: Request<IssueCredentialRequest>,
+    ) -> Result<Response<IssueCredentialReply>, Status> {
+        Err(Status::unimplemented("IssueCredential is not built yet"))
+    }
+
+    async fn revoke_credential(
+        &self,
+        _req: Request<RevokeCredentialRequest>,
+    ) -> Result<Response<CredentialList>, Status> {
+        Err(Status::unimplemented("RevokeCredential is not built yet"))
+    }
+
+    async fn list_credentials(
+        &self,
+        _req: Request<TournamentRef>,
+    ) -> Result<Response<CredentialList>, Status> {
+        Err(Status::unimplemented("ListCredentials is not built yet"))
     }
 }

@@ -405,6 +405,7 @@ async fn register(c: &mut ScoringClient<Channel>) {
         RegisterPlayersCsvRequest {
             tournament: "cup".into(),
             csv,
+            csv_bytes: Vec::new(),
         },
     ))
     .await
@@ -439,6 +440,7 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
             RegisterPlayersCsvRequest {
                 tournament: "cup".into(),
                 csv: "p21,New\np03,Again\n".into(),
+                csv_bytes: Vec::new(),
             },
         ))
         .await
@@ -456,6 +458,7 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
             RegisterPlayersCsvRequest {
                 tournament: "cup".into(),
                 csv: "p21,New\np22\n".into(),
+                csv_bytes: Vec::new(),
             },
         ))
         .await
@@ -475,6 +478,7 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
             RegisterPlayersCsvRequest {
                 tournament: "cup".into(),
                 csv: (0..=cap).map(|n| format!("x{n},X{n}\n")).collect(),
+                csv_bytes: Vec::new(),
             },
         ))
         .await

@@ -191,6 +191,7 @@ async fn create(c: &mut ScoringClient<Channel>) {
         RegisterPlayersCsvRequest {
             tournament: TOURNAMENT.into(),
             csv,
+            csv_bytes: Vec::new(),
         },
     ))
     .await

@@ -87,6 +87,7 @@ pub async fn create(c: &mut ScoringClient<Channel>, rounds: u32, tables: u32) {
     c.register_players_csv(authed(RegisterPlayersCsvRequest {
         tournament: TOURNAMENT.into(),
         csv,
+        csv_bytes: Vec::new(),
     }))
     .await
     .unwrap();
