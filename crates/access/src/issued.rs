@@ -32,7 +32,7 @@ pub const MAX_PER_TOURNAMENT: usize = 2000;
 pub const MAX_NAME_CHARS: usize = 100;
 
 /// Patterns one credential may cover.
-pub const MAX_SCOPES: usize = 64;
+pub const MAX_SCOPES: usize = 256;
 
 /// The SHA-256 of a token: all that is stored of it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
