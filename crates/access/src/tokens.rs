@@ -219,7 +219,10 @@ impl Tokens {
 /// credential is revoked (and again, at once, each time it is polled after),
 /// or never. Awaited by `&mut` in a `select!` loop.
 #[must_use]
-pub struct Revocation(Option<Pin<Box<dyn Future<Output = ()> + Send + Sync>>>, bool);
+pub struct Revocation(
+    Option<Pin<Box<dyn Future<Output = ()> + Send + Sync>>>,
+    bool,
+);
 
 impl Revocation {
     /// A revocation that never comes.

@@ -125,7 +125,8 @@ pub async fn start(
     {
         let mut stop = shutdown_rx.clone();
         background.push(tokio::spawn(
-            hub.clone().run(async move { crate::stopped(&mut stop).await }),
+            hub.clone()
+                .run(async move { crate::stopped(&mut stop).await }),
         ));
     }
     {

@@ -69,8 +69,8 @@ impl Credentials {
                 Err(e) => return Err(unavailable(e)),
             };
             for e in &batch {
-                let event = AccessEvent::decode(&e.payload)
-                    .map_err(|e| Status::internal(e.to_string()))?;
+                let event =
+                    AccessEvent::decode(&e.payload).map_err(|e| Status::internal(e.to_string()))?;
                 f.registry.apply(&event);
                 f.seq = e.seq;
             }
@@ -112,7 +112,10 @@ impl Credentials {
         let role = role(&req.role)?;
         let name = holder_name(&req.name)?;
         let scopes = parse_scopes(&req.tournament, &req.scopes)?;
-        let held = store.get(&req.tournament).await.map_err(crate::service::status)?;
+        let held = store
+            .get(&req.tournament)
+            .await
+            .map_err(crate::service::status)?;
         let games = {
             let h = held.lock().await;
             covered(&h.tournament, role, &name, scopes)?

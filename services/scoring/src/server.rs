@@ -80,13 +80,9 @@ pub async fn start_with_options(
     // The credentials issued at runtime, honoured as this and every other
     // service's followers read them.
     let mut stop_access = metrics_stop.subscribe();
-    let access = tokio::spawn(mafia_access::follow::run(
-        tokens.clone(),
-        log,
-        async move {
-            let _ = stop_access.wait_for(|s| *s).await;
-        },
-    ));
+    let access = tokio::spawn(mafia_access::follow::run(tokens.clone(), log, async move {
+        let _ = stop_access.wait_for(|s| *s).await;
+    }));
     let svc = ScoringService {
         store: store.clone(),
         tokens,
