@@ -368,26 +368,27 @@ mod tests {
         assert!(missing.to_string().contains("nope.json"), "{missing}");
     }
 
+    /// An event as the log stores it.
+    fn stored(json: serde_json::Value) -> AccessEvent {
+        AccessEvent::decode(json.to_string().as_bytes()).unwrap()
+    }
+
     fn issued(id: &str, token: &str) -> AccessEvent {
-        AccessEvent::Issued {
-            id: id.into(),
-            hash: TokenHash::of(token),
-            tournament: "cup".parse().unwrap(),
-            role: Role::ChiefJudge,
-            name: "Boris".into(),
-            games: vec!["cup.*.*.*.*".parse().unwrap()],
-            issued_by: "Olga".into(),
-            issued_at_ms: 1,
-        }
+        let hash: String = TokenHash::of(token)
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        stored(serde_json::json!({"kind": "issued", "id": id, "hash": hash,
+            "tournament": "cup", "role": "chief_judge", "name": "Boris",
+            "games": ["cup.*.*.*.*"], "issued_by": "Olga", "issued_at_ms": 1}))
     }
 
     fn revoked(id: &str) -> AccessEvent {
-        AccessEvent::Revoked {
-            id: id.into(),
-            tournament: "cup".parse().unwrap(),
-            revoked_by: "Olga".into(),
-            revoked_at_ms: 2,
-        }
+        stored(
+            serde_json::json!({"kind": "revoked", "id": id, "tournament": "cup",
+            "revoked_by": "Olga", "revoked_at_ms": 2}),
+        )
     }
 
     #[tokio::test]
