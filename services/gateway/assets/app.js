@@ -272,10 +272,11 @@ async function history(gameId, seq) {
 
 function authHeaders(h) { return Object.assign(h || {}, TOKEN ? {Authorization: `Bearer ${TOKEN}`} : {}); }
 
-// Follows every game; calls onTables(map game_id -> {info, seq, view, seen}).
-function followHall(onTables) {
+// Follows every game (of one tournament when given); calls
+// onTables(map game_id -> {info, seq, view, seen}).
+function followHall(onTables, tournament) {
   const tables = new Map();
-  return follow(() => wsUrl("/ws/hall"), (msg) => {
+  return follow(() => wsUrl("/ws/hall", tournament ? {tournament} : null), (msg) => {
     const now = Date.now();
     if (msg.type === "tables") {
       for (const t of msg.tables) tables.set(t.game_id, {info: t.info, seq: t.seq, view: t.view, seen: now});

@@ -11,7 +11,7 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::json;
 
-use mafia_record::GameId;
+use mafia_record::{GameId, TournamentId};
 use mafia_rules::Audience;
 
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
@@ -89,7 +89,13 @@ async fn ws_hall(
     ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let (audience, games) = access.hall();
+    let (audience, mut games) = access.hall();
+    if let Some(t) = q.tournament.as_deref() {
+        let t: TournamentId = t
+            .parse()
+            .map_err(|_| ApiError::bad_request("not a tournament id".into()))?;
+        games = Some(Games::of_tournament(games, t));
+    }
     let feed = FeedTask::new(&state, Follow::Hall(audience, games));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, None)));

@@ -37,7 +37,9 @@ use tokio::sync::watch;
 use crate::ws::Conn;
 
 use self::core::slot;
-pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES};
+pub use self::core::{
+    Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES, MAX_HALL_TABLES,
+};
 pub use self::game::{AudienceEvent, GameInfo, GameState};
 pub use self::sink::{Ended, Stats, Subscription};
 use self::sink::{Outgoing, Sink};
