@@ -16,6 +16,7 @@
 
 mod core;
 mod feed;
+mod from_log;
 mod game;
 mod sink;
 
