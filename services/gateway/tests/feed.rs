@@ -657,3 +657,19 @@ async fn a_hall_asked_for_one_tournament_hears_of_its_games_only() {
     assert_eq!(m["game_id"], "cup.final.r1.t1.g1");
     assert_eq!(refused(fx.addr, "/ws/hall?tournament=no%20such").await, 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_tells_a_broadcast_screen_how_far_behind_its_feed_runs() {
+    let fx = start(hub_config(Duration::from_secs(60)), ServerConfig::default()).await;
+    let (status, v) = get_json(fx.addr, &format!("/api/clock?token={BROADCAST}")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["delay_ms"], 60_000);
+    assert!(v["server_ms"].as_i64().unwrap() > 0);
+    for path in ["/api/clock".to_owned(), format!("/api/clock?token={CHIEF}")] {
+        let (status, v) = get_json(fx.addr, &path).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["delay_ms"], 0, "{path}");
+    }
+    let (status, _) = get_json(fx.addr, "/api/clock?token=nope-nope-nope").await;
+    assert_eq!(status, 401);
+}
