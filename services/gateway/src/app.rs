@@ -146,6 +146,8 @@ pub struct AppState {
 pub struct FeedQuery {
     pub token: Option<String>,
     pub from: Option<u64>,
+    /// The hall's feed: one tournament's games only.
+    pub tournament: Option<String>,
 }
 
 /// An error as the HTTP status and a JSON body that says only what the

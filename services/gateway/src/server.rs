@@ -11,7 +11,7 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::json;
 
-use mafia_record::GameId;
+use mafia_record::{GameId, TournamentId};
 use mafia_rules::Audience;
 
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
@@ -89,7 +89,13 @@ async fn ws_hall(
     ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let (audience, games) = access.hall();
+    let (audience, mut games) = access.hall();
+    if let Some(t) = q.tournament.as_deref() {
+        let t: TournamentId = t
+            .parse()
+            .map_err(|_| ApiError::bad_request("not a tournament id".into()))?;
+        games = Some(Games::of_tournament(games, t));
+    }
     let feed = FeedTask::new(&state, &access, Follow::Hall(audience, games));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, None)));
@@ -235,14 +241,26 @@ impl FeedTask {
 }
 
 /// The gateway's wall clock, for screens to count timers against the
-/// server's time rather than the viewer's.
-async fn api_clock() -> Response {
+/// server's time rather than the viewer's, and how far behind it the
+/// caller's feeds run (`delay_ms`: the broadcast's delay for a broadcast
+/// token, else 0): a delayed screen counts its timers and shows its news
+/// on the delayed clock.
+async fn api_clock(
+    State(state): State<AppState>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let access = authorize(&state, q.token.as_deref(), &headers)?;
+    let delay_ms = match access.hall().0 {
+        Audience::Broadcast => state.hub.config().broadcast_delay.as_millis() as u64,
+        _ => 0,
+    };
     let server_ms = crate::hub::unix_ms();
-    (
+    Ok((
         [(header::CACHE_CONTROL, "no-store")],
-        Json(json!({ "server_ms": server_ms })),
+        Json(json!({ "server_ms": server_ms, "delay_ms": delay_ms })),
     )
-        .into_response()
+        .into_response())
 }
 
 async fn api_games(State(state): State<AppState>) -> Json<serde_json::Value> {

@@ -190,15 +190,12 @@ impl Shared {
 
     /// Whether the scoring service holds the game's tournament (its
     /// stream exists in the log).
-    async fn tournament_held(&self, game_id: &GameId) -> Result<bool, Status> {
-        let stream = mafia_tournament::stored::stream_of(&game_id.tournament);
-        let header = self
-            .games
-            .log()
-            .header(&stream)
-            .await
-            .map_err(RefereeError::from)?;
-        Ok(header.is_some())
+    /// The tournament the scoring service holds for `game_id`, if any.
+    async fn held_tournament(
+        &self,
+        game_id: &GameId,
+    ) -> Result<Option<mafia_tournament::Tournament>, Status> {
+        Ok(crate::seated::tournament_of(&**self.games.log(), game_id).await?)
     }
 
     async fn handle_submit(
@@ -399,8 +396,15 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let held = self.shared.tournament_held(&game_id).await?;
+        let tournament = self.shared.held_tournament(&game_id).await?;
+        let held = tournament.is_some();
         caller.may_open_in(&game_id, held).map_err(auth::status)?;
+        if let Some(why) = tournament
+            .as_ref()
+            .and_then(|t| crate::seated::disagreement(t, &game_id, &header))
+        {
+            return Err(Status::failed_precondition(why));
+        }
         if held && matches!(header.deal, Deal::Seed(_)) {
             return Err(Status::invalid_argument(format!(
                 "tournament {} deals its digital games from seeds the referee draws: send a drawn deal, not a seed",
