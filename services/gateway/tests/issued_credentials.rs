@@ -150,7 +150,7 @@ async fn command(c: &mut ScoringClient<Channel>, cmd: &TournamentCommand) {
     .unwrap();
 }
 
-/// "cup", its judge anna seated at table 1 of round 1.
+/// "cup", its judge anna seated at table 1 of round 1, its game assigned.
 async fn set_up(c: &mut ScoringClient<Channel>) {
     let spec = TournamentSpec {
         id: TournamentId::new("cup").unwrap(),
@@ -206,6 +206,11 @@ async fn set_up(c: &mut ScoringClient<Channel>) {
         }],
     };
     command(c, &seat).await;
+    let assign = TournamentCommand::AssignGame {
+        game: GAME.parse().unwrap(),
+        judge: None,
+    };
+    command(c, &assign).await;
 }
 
 fn open_request() -> v1::OpenGameRequest {
