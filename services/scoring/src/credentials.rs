@@ -83,19 +83,23 @@ impl Credentials {
     /// Appends `event` at the folded end; `false` when another process
     /// appended first (the caller folds and decides again).
     async fn append(&self, f: &mut Folded, event: &AccessEvent) -> Result<bool, Status> {
+        self.append_all(f, std::slice::from_ref(event)).await
+    }
+
+    /// [`Credentials::append`] of several events, all or none.
+    async fn append_all(&self, f: &mut Folded, events: &[AccessEvent]) -> Result<bool, Status> {
         // Every service creates the stream when it starts; again here in
         // case this is the first write (harmless when it exists).
         self.log
             .create_game(STREAM, HEADER)
             .await
             .map_err(unavailable)?;
-        match self
-            .log
-            .append(STREAM, f.seq, 0, &[Bytes::from(event.encode())])
-            .await
-        {
+        let payloads: Vec<Bytes> = events.iter().map(|e| Bytes::from(e.encode())).collect();
+        match self.log.append(STREAM, f.seq, 0, &payloads).await {
             Ok(a) => {
-                f.registry.apply(event);
+                for e in events {
+                    f.registry.apply(e);
+                }
                 f.seq = a.last_seq;
                 Ok(true)
             }
@@ -194,6 +198,38 @@ impl Credentials {
             if self.append(&mut f, &event).await? {
                 tracing::info!(credential = %id, tournament = %t, by = %caller.who(), "credential revoked");
                 return Ok(list_of(&f.registry, t));
+            }
+        }
+        Err(contended())
+    }
+
+    /// Revokes every live credential of `t` in one append (for removing a
+    /// tournament: a tournament made again under its id must not inherit
+    /// them). Returns how many were revoked.
+    pub async fn revoke_all(
+        &self,
+        caller: &Caller,
+        t: &TournamentId,
+        now_ms: i64,
+    ) -> Result<usize, Status> {
+        may_manage(caller, t, "revoke credentials in")?;
+        let mut f = self.folded.lock().await;
+        for _ in 0..ATTEMPTS {
+            self.catch_up(&mut f).await?;
+            let events: Vec<AccessEvent> = f
+                .registry
+                .of_tournament(t)
+                .into_iter()
+                .filter(|c| c.revoked.is_none())
+                .map(|c| AccessEvent::Revoked {
+                    id: c.id.clone(),
+                    tournament: t.clone(),
+                    revoked_by: caller.who(),
+                    revoked_at_ms: now_ms,
+                })
+                .collect();
+            if events.is_empty() || self.append_all(&mut f, &events).await? {
+                return Ok(events.len());
             }
         }
         Err(contended())

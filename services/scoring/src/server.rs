@@ -16,6 +16,9 @@ use tonic::service::Routes;
 pub struct Running {
     pub addr: SocketAddr,
     pub store: Arc<Store>,
+    /// The credentials issued at runtime (what the three credential calls
+    /// use).
+    pub credentials: Arc<crate::credentials::Credentials>,
     stop: Option<oneshot::Sender<()>>,
     stop_follower: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
@@ -87,7 +90,7 @@ pub async fn start_with_options(
         store: store.clone(),
         tokens,
         referee,
-        credentials,
+        credentials: credentials.clone(),
     };
     let (stop, stopped) = oneshot::channel::<()>();
     // The standard gRPC health service: what load balancers and Kubernetes'
@@ -107,6 +110,7 @@ pub async fn start_with_options(
     Ok(Running {
         addr,
         store,
+        credentials,
         stop: Some(stop),
         stop_follower: Some(stop_follower),
         task,

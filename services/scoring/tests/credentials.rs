@@ -135,16 +135,19 @@ async fn access_events(log: &Arc<dyn EventLog>) -> u64 {
         .unwrap_or(0)
 }
 
+/// The service on an embedded log in `dir` (`events.redb`), with "cup" set up.
+async fn cup(dir: &std::path::Path) -> (Arc<dyn EventLog>, Running, ScoringClient<Channel>) {
+    let log: Arc<dyn EventLog> =
+        Arc::new(EmbeddedLog::open(dir.join("events.redb")).await.unwrap());
+    let (running, mut c) = serve(log.clone()).await;
+    set_up(&mut c).await;
+    (log, running, c)
+}
+
 #[tokio::test]
 async fn bad_requests_are_refused_with_a_clear_error_and_store_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let log: Arc<dyn EventLog> = Arc::new(
-        EmbeddedLog::open(dir.path().join("events.redb"))
-            .await
-            .unwrap(),
-    );
-    let (_running, mut c) = serve(log.clone()).await;
-    set_up(&mut c).await;
+    let (log, _running, mut c) = cup(dir.path()).await;
     let cases: Vec<(&str, IssueCredentialRequest, Code, &str)> = vec![
         (
             "org-token",
@@ -281,9 +284,7 @@ async fn bad_requests_are_refused_with_a_clear_error_and_store_nothing() {
 async fn a_credential_is_stored_as_its_hash_with_its_audit_trail() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("events.redb");
-    let log: Arc<dyn EventLog> = Arc::new(EmbeddedLog::open(&path).await.unwrap());
-    let (running, mut c) = serve(log.clone()).await;
-    set_up(&mut c).await;
+    let (log, running, mut c) = cup(dir.path()).await;
     let reply = c
         .issue_credential(with_token("org-token", issue("table_judge", "anna", &[])))
         .await
@@ -390,4 +391,65 @@ fn hex_sha256(token: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Removing a tournament revokes its live credentials at once, so one made
+/// again under its id inherits none; the revoked stay in the audit trail.
+#[tokio::test]
+async fn revoking_all_of_a_tournaments_credentials_leaves_none_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, running, mut c) = cup(dir.path()).await;
+    for name in ["A", "B", "C"] {
+        c.issue_credential(with_token("org-token", issue("organiser", name, &[])))
+            .await
+            .unwrap();
+    }
+    let list = |c: &mut ScoringClient<Channel>| {
+        let mut c = c.clone();
+        async move {
+            c.list_credentials(with_token(
+                "org-token",
+                TournamentRef {
+                    tournament: "cup".into(),
+                },
+            ))
+            .await
+            .unwrap()
+            .into_inner()
+            .credentials
+        }
+    };
+    let first = list(&mut c).await[0].id.clone();
+    c.revoke_credential(with_token(
+        "org-token",
+        RevokeCredentialRequest {
+            tournament: "cup".into(),
+            id: first,
+        },
+    ))
+    .await
+    .unwrap();
+    let tokens = Tokens::from_json(TOKENS).unwrap();
+    let cup: TournamentId = "cup".parse().unwrap();
+    let chief = tokens.check(Some("chief-token")).unwrap();
+    let e = running
+        .credentials
+        .revoke_all(&chief, &cup, 5)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let org = tokens.check(Some("org-token")).unwrap();
+    let before = access_events(&log).await;
+    assert_eq!(
+        running.credentials.revoke_all(&org, &cup, 5).await.unwrap(),
+        2
+    );
+    assert_eq!(access_events(&log).await, before + 2);
+    assert_eq!(
+        running.credentials.revoke_all(&org, &cup, 6).await.unwrap(),
+        0
+    );
+    let after = list(&mut c).await;
+    assert_eq!(after.len(), 3);
+    assert!(after.iter().all(|x| x.revoked_at_ms > 0), "{after:?}");
 }
