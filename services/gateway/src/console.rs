@@ -30,6 +30,11 @@ pub const CONSOLE_ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/console.js"),
     ),
     (
+        "/assets/grpc_web.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/grpc_web.js"),
+    ),
+    (
         "/assets/console_proto.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/console_proto.js"),
