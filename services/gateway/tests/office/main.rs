@@ -1,0 +1,500 @@
+//! The tournament office (`/office`) in headless Debian Chromium, driven
+//! over the DevTools protocol by clicks, against real services on loopback:
+//! a referee, the scoring service (gRPC-web, with the referee to open
+//! rounds) and a gateway folding the tournaments, on one embedded event
+//! log. Screenshots go to `tests/artifacts/office/` (gitignored).
+//!
+//! Without a chromium binary the tests say so and pass, unless
+//! `MAFIA_REQUIRE_CHROMIUM=1`.
+
+#[path = "../console/cdp.rs"]
+mod cdp;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cdp::{Browser, Page};
+use mafia_event_log::{EmbeddedLog, EventLog};
+use mafia_gateway::{app_state, Hub, HubConfig, ServerConfig, Tokens};
+use serde_json::{json, Value};
+
+const ORGANISER: &str = "office-organiser-token";
+const CHIEF: &str = "office-chief-token";
+const T1: &str = "office-table-1-token";
+
+fn tokens_json() -> String {
+    format!(
+        r#"{{"tokens":[{{"role":"organiser","token":"{ORGANISER}","name":"org"}},
+        {{"role":"chief_judge","token":"{CHIEF}","name":"chief"}},
+        {{"role":"table_judge","token":"{T1}","games":["*.*.*.t1.*"],"name":"j1"}}]}}"#
+    )
+}
+
+fn artifacts() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/artifacts/office");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn browser_or_skip() -> Option<PathBuf> {
+    match cdp::chromium() {
+        Some(b) => Some(b),
+        None if std::env::var("MAFIA_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1") => {
+            panic!("MAFIA_REQUIRE_CHROMIUM=1 but no chromium on the PATH")
+        }
+        None => {
+            eprintln!("no chromium: the office's browser tests are skipped");
+            None
+        }
+    }
+}
+
+/// A referee, the scoring service and a gateway on one embedded log.
+struct Stack {
+    gateway: SocketAddr,
+    _referee: mafia_referee::RunningReferee,
+    _scoring: mafia_scoring::Running,
+    _dir: tempfile::TempDir,
+}
+
+impl Stack {
+    async fn start() -> Stack {
+        let dir = tempfile::tempdir().unwrap();
+        let log: Arc<dyn EventLog> = Arc::new(
+            EmbeddedLog::open(dir.path().join("events.log"))
+                .await
+                .unwrap(),
+        );
+        let tokens = || Tokens::from_json(&tokens_json()).unwrap();
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway = http.local_addr().unwrap();
+        let origin = format!("http://{gateway}");
+        let grpc = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let referee_addr = grpc.local_addr().unwrap();
+        let referee = mafia_referee::server::start(
+            grpc,
+            log.clone(),
+            mafia_referee::RefereeOptions {
+                tokens: tokens(),
+                web_origins: vec![origin.clone()],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let scoring = mafia_scoring::start_with_options(
+            listener,
+            log.clone(),
+            tokens(),
+            mafia_scoring::ServeOptions {
+                referee: Some(mafia_scoring::RefereeLink {
+                    url: format!("http://{referee_addr}"),
+                    token: ORGANISER.into(),
+                }),
+                web_origins: vec![origin],
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
+        let mut state = app_state(hub, tokens(), ServerConfig::default());
+        state.console.referee_url = Some(format!("http://{referee_addr}"));
+        state.console.scoring_url = Some(format!("http://{}", scoring.addr));
+        tokio::spawn(mafia_gateway::board::follow(
+            state.standings.clone(),
+            log.clone(),
+            std::future::pending(),
+        ));
+        tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
+        Stack {
+            gateway,
+            _referee: referee,
+            _scoring: scoring,
+            _dir: dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.gateway)
+    }
+}
+
+async fn viewport(page: &Page, width: u32, height: u32) {
+    page.cmd(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}),
+    )
+    .await;
+}
+
+/// Screenshots of what the page shows now at the desk sizes the issue
+/// names (and a phone), named `<name>-<w>x<h>.png`.
+async fn shots(page: &Page, name: &str) {
+    for (w, h) in [(1920, 1080), (1280, 800)] {
+        viewport(page, w, h).await;
+        page.wait("document.fonts.status === 'loaded'").await;
+        page.screenshot(&artifacts().join(format!("{name}-{w}x{h}.png")))
+            .await;
+    }
+    viewport(page, 1280, 800).await;
+}
+
+/// Nothing on the page overflows the viewport's width.
+async fn fits(page: &Page) {
+    let over = page
+        .eval("document.documentElement.scrollWidth - window.innerWidth")
+        .await;
+    assert!(
+        over.as_i64().unwrap() <= 0,
+        "the page overflows by {over}px"
+    );
+}
+
+async fn sign_in(page: &Page, token: &str) {
+    page.wait("document.querySelector('#token')").await;
+    page.eval(&format!(
+        "document.querySelector('#token').value = {}",
+        json!(token)
+    ))
+    .await;
+    page.click("#signin button[type=submit]").await;
+}
+
+async fn set_value(page: &Page, selector: &str, value: &str) {
+    let r = page
+        .eval(&format!(
+            "(() => {{ const e = document.querySelector({selector:?}); e.value = {v}; \
+             e.dispatchEvent(new Event('input', {{bubbles: true}})); \
+             e.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()",
+            v = json!(value)
+        ))
+        .await;
+    assert_eq!(r, json!(true), "{selector}");
+}
+
+/// `bytes` as the file chosen in the file input `selector`.
+async fn choose_file(page: &Page, selector: &str, name: &str, bytes: &[u8]) {
+    page.eval(&format!(
+        "(() => {{ const dt = new DataTransfer(); \
+         dt.items.add(new File([new Uint8Array({b})], {n})); \
+         document.querySelector({selector:?}).files = dt.files; return true; }})()",
+        b = json!(bytes),
+        n = json!(name)
+    ))
+    .await;
+}
+
+/// Windows-1251, as Russian Excel saves a CSV (ASCII and Cyrillic only).
+fn cp1251(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| match c {
+            c if c.is_ascii() => c as u8,
+            'ё' => 0xB8,
+            'Ё' => 0xA8,
+            'А'..='я' => (c as u32 - 'А' as u32 + 0xC0) as u8,
+            other => panic!("{other:?} is not in this test's cp1251"),
+        })
+        .collect()
+}
+
+const NICKS: [&str; 20] = [
+    "Александра-Константинопольская",
+    "Бармалей",
+    "Волк",
+    "Гроза",
+    "Дюймовочка",
+    "Ёжик",
+    "Жасмин",
+    "Зорро",
+    "Искра",
+    "Йорик",
+    "Кот",
+    "Лиса",
+    "Мираж",
+    "Нео",
+    "Оникс",
+    "Пума",
+    "Рысь",
+    "Сова",
+    "Тигр",
+    "Ураган",
+];
+
+/// 20 players `;`-separated as Russian Excel saves them, with no ids (the
+/// service makes them from the nicknames); `broken` adds a line with no
+/// nickname at line 6.
+fn players_csv(broken: bool) -> Vec<u8> {
+    let mut lines = vec!["Ник;Клуб".to_owned()];
+    for (i, n) in NICKS.iter().enumerate() {
+        if broken && i == 4 {
+            lines.push(";Клуб без ника".into());
+        }
+        lines.push(format!("{n};Клуб {}", i % 4 + 1));
+    }
+    cp1251(&(lines.join("\r\n") + "\r\n"))
+}
+
+#[test]
+fn the_first_load_fits_the_budget() {
+    let config = mafia_gateway::ConsoleConfig {
+        referee_url: None,
+        scoring_url: Some("http://127.0.0.1:50052".into()),
+    };
+    let bytes = mafia_gateway::office::first_load_bytes(&config);
+    eprintln!("office first-load bytes: {bytes}");
+    assert!(bytes <= 300 * 1024, "{bytes} bytes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_keeps_the_credential_out_of_urls_and_refuses_others() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    viewport(&page, 1280, 800).await;
+    page.goto(&stack.url("/office?lang=ru")).await;
+    page.wait("document.body.dataset.screen === 'signin'").await;
+    assert_eq!(
+        page.eval("document.documentElement.lang").await,
+        json!("ru")
+    );
+    shots(&page, "signin-ru").await;
+
+    // A table judge's credential and an unknown one are refused with words.
+    sign_in(&page, T1).await;
+    page.wait("document.querySelector('#note').textContent.includes('главного судьи')")
+        .await;
+    sign_in(&page, "nobody").await;
+    page.wait("document.querySelector('#note').textContent.includes('неизвестен')")
+        .await;
+    assert_eq!(
+        page.eval("sessionStorage.getItem('mafia.office.token')")
+            .await,
+        Value::Null
+    );
+
+    // The switch changes the language; the organiser signs in.
+    page.click("#lang").await;
+    page.wait("document.documentElement.lang === 'en'").await;
+    sign_in(&page, ORGANISER).await;
+    page.wait(
+        "document.body.dataset.screen === 'tournaments' && document.querySelector('#create')",
+    )
+    .await;
+    assert_eq!(
+        page.eval("sessionStorage.getItem('mafia.office.token')")
+            .await,
+        json!(ORGANISER)
+    );
+    let url = page.eval("location.href + ' ' + history.length").await;
+    assert!(!url.as_str().unwrap().contains(ORGANISER), "{url}");
+    fits(&page).await;
+    shots(&page, "tournaments-en").await;
+
+    // A reload keeps the session (this tab only); signing out forgets it.
+    page.reload().await;
+    page.wait("document.body.dataset.screen === 'tournaments'")
+        .await;
+    page.click("#signout").await;
+    page.wait("document.body.dataset.screen === 'signin'").await;
+    assert_eq!(
+        page.eval("sessionStorage.getItem('mafia.office.token')")
+            .await,
+        Value::Null
+    );
+    let problems = page.problems(&["401", "403"]);
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_front_door_links_every_screen_in_the_viewers_language() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    viewport(&page, 1280, 800).await;
+    page.goto(&stack.url("/?lang=ru")).await;
+    page.wait("document.body.dataset.ready === '1'").await;
+    let links = page
+        .eval("[...document.querySelectorAll('a')].map(a => a.getAttribute('href')).join(' ')")
+        .await;
+    for href in ["/office", "/judge-console", "/judge", "/hall", "/spectator"] {
+        assert!(
+            links.as_str().unwrap().split(' ').any(|h| h == href),
+            "{href} in {links}"
+        );
+    }
+    let text = page.eval("document.body.innerText").await;
+    assert!(text.as_str().unwrap().contains("Офис турнира"), "{text}");
+    fits(&page).await;
+    shots(&page, "front-ru").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qr_codes_come_from_a_post_body_and_are_bounded() {
+    let stack = Stack::start().await;
+    let post = |body: String| {
+        let addr = stack.gateway;
+        async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let req = format!(
+                "POST /office/api/qr HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).await.unwrap();
+            let status: u16 = out[9..12].parse().unwrap();
+            (status, out.split_once("\r\n\r\n").unwrap().1.to_owned())
+        }
+    };
+    let (status, body) =
+        post(json!({"texts": ["http://x/judge-console#token=abc"]}).to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["svgs"][0].as_str().unwrap().contains("<svg"), "{v}");
+    let too_many = vec!["a"; mafia_gateway::office::MAX_QR_CODES + 1];
+    let (status, body) = post(json!({ "texts": too_many }).to_string()).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = post(json!({"texts": [], "more": 1}).to_string()).await;
+    assert_eq!(status, 400, "{body}");
+    let long = "x".repeat(mafia_gateway::office::MAX_QR_TEXT + 1);
+    let (status, body) = post(json!({ "texts": [long] }).to_string()).await;
+    assert_eq!(status, 400, "{body}");
+}
+
+/// The whole path from "new tournament" to "round 1 open", by clicks:
+/// create (2 tables, 2 rounds), a `;`-separated cp1251 CSV previewed with
+/// its broken line named and nothing stored, then the fixed file stored,
+/// two judges, round 1 generated, two seats swapped and rechecked,
+/// published and opened on the referee. Counts the clicks and the time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_organiser_seats_and_opens_round_one_from_the_office() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    viewport(&page, 1280, 800).await;
+    page.goto(&stack.url("/office?lang=en")).await;
+    sign_in(&page, ORGANISER).await;
+    page.wait("document.querySelector('#create')").await;
+    let started = Instant::now();
+    let mut clicks = 0;
+
+    // New tournament: name, 2 tables, 2 rounds.
+    set_value(&page, "#t-name", "Кубок офиса").await;
+    set_value(&page, "#t-id", "ocup").await;
+    set_value(&page, "#t-stages [data-k=rounds]", "2").await;
+    set_value(&page, "#t-stages [data-k=tables]", "2").await;
+    page.click("#create-btn").await;
+    clicks += 1;
+    page.wait("window.__office.view && window.__office.view.id === 'ocup' && document.body.dataset.screen === 'players'")
+        .await;
+
+    // The broken file: its line is named, nothing is stored.
+    choose_file(&page, "#csv-file", "players.csv", &players_csv(true)).await;
+    page.click("#preview-btn").await;
+    clicks += 1;
+    page.wait("document.querySelector('#preview') && document.querySelector('#preview').dataset.errors !== '0'")
+        .await;
+    let broken = page
+        .eval("[...document.querySelectorAll('#preview tr.broken')].map(r => r.dataset.line)")
+        .await;
+    assert_eq!(broken, json!(["6"]), "the broken line is named");
+    assert_eq!(
+        page.eval("document.querySelector('#register').disabled")
+            .await,
+        json!(true)
+    );
+    assert_eq!(
+        page.eval("window.__office.view.players.length").await,
+        json!(0)
+    );
+    shots(&page, "players-broken").await;
+
+    // The fixed file: previewed clean, then stored.
+    choose_file(&page, "#csv-file", "players.csv", &players_csv(false)).await;
+    page.click("#preview-btn").await;
+    clicks += 1;
+    page.wait("document.querySelector('#preview') && document.querySelector('#preview').dataset.errors === '0'")
+        .await;
+    assert_eq!(
+        page.eval("document.querySelector('#preview').dataset.rows")
+            .await,
+        json!("20")
+    );
+    page.click("#register").await;
+    clicks += 1;
+    page.wait("window.__office.view.players.length === 20")
+        .await;
+    let nick = page
+        .eval("window.__office.view.players.map(p => p.player.nickname).includes('Александра-Константинопольская')")
+        .await;
+    assert_eq!(nick, json!(true), "cp1251 read as Cyrillic");
+    fits(&page).await;
+    shots(&page, "players").await;
+
+    // Two judges.
+    page.click("nav#tabs [data-tab=judges]").await;
+    clicks += 1;
+    for (id, name) in [("j1", "Судья Первый"), ("j2", "Судья Второй")] {
+        page.wait("document.querySelector('#j-name')").await;
+        set_value(&page, "#j-name", name).await;
+        set_value(&page, "#j-id", id).await;
+        page.click("#add-judge button[type=submit]").await;
+        clicks += 1;
+        page.wait(&format!(
+            "window.__office.view.judges.some(j => j.id === '{id}') && document.querySelector('[data-judge={id}]')"
+        ))
+        .await;
+    }
+
+    // Round 1: generated, two seats swapped (rechecked), published, opened.
+    page.click("nav#tabs [data-tab=seating]").await;
+    clicks += 1;
+    page.click("#generate").await;
+    clicks += 1;
+    page.wait("window.__office.plan && document.querySelector('#plan')")
+        .await;
+    let before = page
+        .eval("JSON.stringify(window.__office.plan.tables)")
+        .await;
+    page.click(".seat[data-table='1'][data-seat='1']").await;
+    page.click(".seat[data-table='2'][data-seat='1']").await;
+    clicks += 2;
+    page.wait(&format!(
+        "JSON.stringify(window.__office.plan.tables) !== {before} && document.body.dataset.busy === '0'"
+    ))
+    .await;
+    let swapped: Value = page
+        .eval("[window.__office.plan.tables[0].seats[0], window.__office.plan.tables[1].seats[0]]")
+        .await;
+    let was: Value = serde_json::from_str(before.as_str().unwrap()).unwrap();
+    assert_eq!(swapped[0], was[1]["seats"][0]);
+    assert_eq!(swapped[1], was[0]["seats"][0]);
+    assert_eq!(
+        page.eval("document.querySelector('#plan').dataset.problems")
+            .await,
+        json!("0")
+    );
+    shots(&page, "seating-plan").await;
+    page.click("#publish").await;
+    clicks += 1;
+    page.wait("window.__office.view.rounds.length === 1 && document.querySelector('#open-round')")
+        .await;
+    page.click("#open-round").await;
+    clicks += 1;
+    page.wait("document.querySelector('#seated') && document.querySelector('#seated').dataset.opened === '2'")
+        .await;
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("office new-tournament-to-round-1-open: 20 players, {clicks} clicks, {seconds:.1} s");
+    fits(&page).await;
+    shots(&page, "round-open").await;
+    let problems = page.problems(&[]);
+    assert!(problems.is_empty(), "{problems:?}");
+}
