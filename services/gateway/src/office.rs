@@ -382,3 +382,55 @@ fn office_view(state: &AppState, t: &mafia_tournament::Tournament, version: u64)
         "pair_rules": t.pair_rules,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every override the form offers is a scalar of every rule set's
+    /// parameters, and the scoring service's check (`with_overrides`)
+    /// takes it: the form never offers a field the model refuses.
+    #[test]
+    fn every_offered_override_is_a_parameter_of_every_rule_set() {
+        for id in RuleSetId::ALL {
+            let params = serde_json::to_value(RuleSet::preset(id).params).unwrap();
+            for o in OVERRIDES {
+                let value = o
+                    .path
+                    .split('.')
+                    .try_fold(&params, |v, k| v.get(k))
+                    .unwrap_or_else(|| panic!("{} in {id}", o.path));
+                assert!(
+                    value.is_number() || value.is_boolean(),
+                    "{} in {id}",
+                    o.path
+                );
+                let mut over = value.clone();
+                for k in o.path.split('.').rev() {
+                    over = json!({ k: over });
+                }
+                RuleSet::with_overrides(id, &over).unwrap_or_else(|e| panic!("{}: {e}", o.path));
+                assert!(!o.en.is_empty() && !o.ru.is_empty() && !o.clauses.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn a_qr_code_is_an_svg_and_an_oversized_text_is_refused() {
+        let Ok(svg) = qr_svg("http://10.0.0.2:8080/judge-console#token=abc") else {
+            panic!("no QR code");
+        };
+        assert!(svg.contains("<svg") && svg.contains("<path"), "{svg}");
+        assert!(qr_svg(&"x".repeat(MAX_QR_TEXT + 1)).is_err());
+    }
+
+    #[test]
+    fn the_page_carries_the_scoring_url_escaped() {
+        let page = page(&ConsoleConfig {
+            referee_url: None,
+            scoring_url: Some("http://h:1/?a=\"b\"".into()),
+        });
+        assert!(page.contains(r#"content="http://h:1/?a=&quot;b&quot;""#));
+        assert!(!page.contains(SCORING_SLOT));
+    }
+}
