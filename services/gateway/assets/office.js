@@ -617,8 +617,20 @@ function seatedView(round) {
     }, (r) => tr("opened", r.game_ids.join(", "))).catch(() => {});
     render();
   };
+  // Before its game is assigned, a table's judge can still change: the
+  // game is assigned with him (`assign_game`), and OpenRound keeps it.
+  const judgeSelect = (t) => {
+    const id = `${prefix}t${t.table}.g1`;
+    const game = games.find((g) => g.id === id);
+    const current = game ? game.judge : t.judge;
+    if (game) return h("p.judge", {}, `${tr("judgeOf")}: ${(v.judges.find((j) => j.id === current) || { name: current || "—" }).name}`);
+    return h("label.judge", {}, tr("judgeOf"), h("select", {
+      dataset: { table: t.table },
+      onchange: async (e) => { await act(() => command({ type: "assign_game", game: id, judge: e.target.value || null })).catch(() => {}); render(); },
+    }, h("option", { value: "" }, "—"), v.judges.map((j) => h("option", { value: j.id, selected: j.id === current }, j.name))));
+  };
   return h("div#seated", { dataset: { opened: games.filter((g) => g.opened).length } },
-    tablesGrid(round.tables, null, null, null),
+    tablesGrid(round.tables, null, null, judgeSelect),
     h("button#open-round.primary", { type: "button", onclick: open }, tr("openRound")),
     games.length ? h("ul.games", {}, games.map((g) => h("li", {}, h("code", {}, g.id), g.opened ? " ✓" : ""))) : null);
 }
