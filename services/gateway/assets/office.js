@@ -17,7 +17,7 @@ const I18N = {
     noScoring: "This gateway knows no scoring service (start it with --scoring-url).",
     unavailable: "The service did not answer", busy: "Working…", done: "Done",
     tabs: { tournaments: "Tournaments", players: "Players", judges: "Judges", seating: "Seating", stages: "Stages", exports: "Exports", board: "Table board", rulings: "Rulings" },
-    list: "Tournaments", archived: "Show archived", open: "Open", archive: "Archive", remove: "Remove",
+    list: "Tournaments", archived: "Show archived", open: "Open", archive: "Archive", unarchive: "Back from the archive", remove: "Remove",
     confirmRemove: "Remove tournament %s? Only a tournament with no game played can be removed.",
     confirmArchive: "Archive tournament %s? It leaves the list (kept, shown with “Show archived”).",
     none: "None yet.", id: "Id", name: "Name", rules: "Rule set", scheme: "Scoring scheme", players: "Players", games: "Games", scored: "Scored",
@@ -26,7 +26,7 @@ const I18N = {
     preset: "rule set's value", moreJson: "Other overrides (JSON, optional)", badJson: "Not valid JSON: %s",
     stages: "Stages", stage: "Stage", rounds: "Rounds", tables: "Tables", coefficient: "Coefficient", addStage: "Add a stage",
     stageHelp: "Each stage: rounds, tables (10 players each) and its points coefficient (1.3 in an rfm final).",
-    created: "Tournament %s created.", yes: "yes", no: "no",
+    created: "Tournament %s created.", startsOn: "Starts on", endsOn: "Ends on", dates: "Dates", yes: "yes", no: "no",
     csv: "Players from a file", csvHelp: "Paste the list or choose the file as Excel or Google Sheets saves it: “,” or “;”, UTF-8 or Windows-1251. Columns: id (optional), nickname, club, photo URL.",
     file: "File", preview: "Preview", register: "Register these players", encoding: "Read as %s, separated by “%s”.",
     broken: "%s broken line(s): nothing is stored until every line is fixed.", previewOk: "%s players, no broken line.", line: "Line", madeId: "made from the nickname", error: "Problem",
@@ -58,7 +58,7 @@ const I18N = {
     noScoring: "Шлюз не знает сервиса подсчёта (запустите его с --scoring-url).",
     unavailable: "Сервис не ответил", busy: "Выполняется…", done: "Готово",
     tabs: { tournaments: "Турниры", players: "Игроки", judges: "Судьи", seating: "Рассадка", stages: "Этапы", exports: "Выгрузки", board: "Столы", rulings: "Решения" },
-    list: "Турниры", archived: "Показать архив", open: "Открыть", archive: "В архив", remove: "Удалить",
+    list: "Турниры", archived: "Показать архив", open: "Открыть", archive: "В архив", unarchive: "Вернуть из архива", remove: "Удалить",
     confirmRemove: "Удалить турнир %s? Удалить можно только турнир без сыгранных игр.",
     confirmArchive: "Отправить турнир %s в архив? Он уйдёт из списка (сохранится, виден с «Показать архив»).",
     none: "Пока нет.", id: "Код", name: "Название", rules: "Правила", scheme: "Система подсчёта", players: "Игроки", games: "Игры", scored: "Подсчитано",
@@ -67,7 +67,7 @@ const I18N = {
     preset: "по правилам", moreJson: "Другие изменения (JSON, необязательно)", badJson: "Неверный JSON: %s",
     stages: "Этапы", stage: "Этап", rounds: "Туры", tables: "Столы", coefficient: "Коэффициент", addStage: "Добавить этап",
     stageHelp: "Для каждого этапа: туры, столы (по 10 игроков) и коэффициент очков (1,3 в финале ФСМ).",
-    created: "Турнир %s создан.", yes: "да", no: "нет",
+    created: "Турнир %s создан.", startsOn: "Начало", endsOn: "Окончание", dates: "Даты", yes: "да", no: "нет",
     csv: "Игроки из файла", csvHelp: "Вставьте список или выберите файл, как его сохраняет Excel или Google Таблицы: «,» или «;», UTF-8 или Windows-1251. Колонки: код (необязательно), ник, клуб, ссылка на фото.",
     file: "Файл", preview: "Проверить", register: "Зарегистрировать игроков", encoding: "Прочитан как %s, разделитель «%s».",
     broken: "Ошибочных строк: %s. Ничего не сохранится, пока все строки не исправлены.", previewOk: "Игроков: %s, ошибок нет.", line: "Строка", madeId: "из ника", error: "Ошибка",
@@ -267,11 +267,11 @@ async function tournamentsScreen() {
   S.list = list;
   if (!S.presets) S.presets = await gateway("/office/api/presets");
   const rows = list.map((t) => h("tr", { dataset: { tournament: t.id }, className: t.id === S.tournament ? "on" : "" },
-    h("td", {}, h("strong", {}, t.name), h("br"), h("code", {}, t.id)), h("td", {}, t.rules), h("td", {}, t.scheme),
+    h("td", {}, h("strong", {}, t.name), h("br"), h("code", {}, t.id), t.starts_on ? h("small", {}, ` · ${t.starts_on}${t.ends_on && t.ends_on !== t.starts_on ? " – " + t.ends_on : ""}`) : null), h("td", {}, t.rules), h("td", {}, t.scheme),
     h("td.num", {}, t.players), h("td.num", {}, `${t.scored_games}/${t.games}`),
     h("td.actions", {},
       h("button.open", { type: "button", onclick: () => openTournament(t.id) }, tr("open")),
-      t.archived ? h("em", {}, tr("archived")) : h("button.archive", { type: "button", onclick: () => archive(t) }, tr("archive")),
+      t.archived ? h("button.unarchive", { type: "button", onclick: () => archive(t, "unarchive") }, tr("unarchive")) : h("button.archive", { type: "button", onclick: () => archive(t, "archive") }, tr("archive")),
       h("button.remove.danger", { type: "button", onclick: () => removeTournament(t) }, tr("remove")))));
   return h("div.screen", {},
     h("section.card", {}, h("h2", {}, tr("list")),
@@ -287,10 +287,9 @@ async function openTournament(id) {
   S.tab = "players";
   render();
 }
-async function archive(t) {
-  if (!confirm(tr("confirmArchive", t.name))) return;
-  S.tournament = t.id;
-  await act(() => scoring("Command", "mafia.v1.CommandRequest", { tournament: t.id, command_json: JSON.stringify({ type: "archive" }) }, "mafia.v1.CommandReply")).catch(() => {});
+async function archive(t, type) {
+  if (type === "archive" && !confirm(tr("confirmArchive", t.name))) return;
+  await act(() => scoring("Command", "mafia.v1.CommandRequest", { tournament: t.id, command_json: JSON.stringify({ type }) }, "mafia.v1.CommandReply")).catch(() => {});
   render();
 }
 async function removeTournament(t) {
@@ -308,6 +307,8 @@ function createForm() {
     rules: h("select#t-rules", {}, P.rules.map((r) => h("option", { value: r.id }, r.id))),
     scheme: h("select#t-scheme", {}, Object.keys(P.schemes).map((s) => h("option", { value: s }, `${s} — ${P.schemes[s].name}`))),
     json: h("textarea#t-json", { rows: 2, placeholder: '{"speech_secs": 50}' }),
+    starts: h("input#t-starts", { type: "date" }),
+    ends: h("input#t-ends", { type: "date" }),
   };
   f.name.addEventListener("input", () => { f.id.placeholder = idFrom(f.name.value); });
   const overridesBox = h("div.overrides");
@@ -346,6 +347,8 @@ function createForm() {
     }
     const id = f.id.value.trim() || idFrom(f.name.value);
     const spec = { id, name: f.name.value.trim(), rules: f.rules.value, rule_overrides: overrides, scheme: P.schemes[f.scheme.value] };
+    if (f.starts.value) spec.starts_on = f.starts.value;
+    if (f.ends.value) spec.ends_on = f.ends.value;
     const stages = [...stageRows.querySelectorAll("tr")].map((tr_) => {
       const v = (k) => tr_.querySelector(`[data-k="${k}"]`).value.trim();
       return { id: v("id"), name: v("name") || v("id"), rounds: Number(v("rounds")), tables: Number(v("tables")), coefficient: Number(v("coefficient")) };
@@ -362,6 +365,7 @@ function createForm() {
   };
   return h("form#create.card", { onsubmit: submit }, h("h2", {}, tr("create")),
     h("div.grid", {}, h("label", {}, tr("name"), f.name), h("label", {}, tr("id"), f.id, h("small", {}, tr("idHelp"))),
+      h("label", {}, tr("startsOn"), f.starts), h("label", {}, tr("endsOn"), f.ends),
       h("label", {}, tr("rules"), f.rules), h("label", {}, tr("scheme"), f.scheme)),
     h("h3", {}, tr("stages")), h("p.help", {}, tr("stageHelp")),
     h("table.stages", {}, h("thead", {}, h("tr", {}, [tr("id"), tr("name"), tr("rounds"), tr("tables"), tr("coefficient")].map((x) => h("th", {}, x)))), stageRows),
