@@ -50,6 +50,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::console::api())
+        .merge(crate::ruling::routes())
+        .merge(crate::table_board::routes())
         .with_state(state)
         .merge(graphql)
         .merge(standings)
