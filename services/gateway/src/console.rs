@@ -50,7 +50,8 @@ pub const CONSOLE_ASSETS: &[(&str, &str, &str)] = &[
 const REFEREE_SLOT: &str = "{{REFEREE_URL}}";
 const SCORING_SLOT: &str = "{{SCORING_URL}}";
 
-fn attribute(text: &str) -> String {
+/// `text` safe inside a double-quoted HTML attribute.
+pub fn attribute(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")

@@ -28,6 +28,54 @@ use serde_json::{json, Value};
 use crate::app::{authorize, ApiError, AppState};
 use crate::board::Snapshot;
 
+/// The chief judge's dashboard (its scoring service's gRPC-web URL written
+/// in, as the console's) and the modules the dashboard and the office
+/// share, the same bytes for everyone.
+pub const RULING_ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "/assets/ruling.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/ruling.js"),
+    ),
+    (
+        "/assets/office_board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/office_board.js"),
+    ),
+];
+
+const DASHBOARD: &str = include_str!("../assets/judge.html");
+
+/// The dashboard as served: the scoring service's URL in its meta tag.
+pub fn dashboard(config: &crate::app::ConsoleConfig) -> String {
+    DASHBOARD.replace(
+        "{{SCORING_URL}}",
+        &crate::console::attribute(config.scoring_url.as_deref().unwrap_or("")),
+    )
+}
+
+pub fn pages() -> Router<AppState> {
+    crate::assets::embedded(RULING_ASSETS).route(
+        "/judge",
+        get(|State(state): State<AppState>| async move {
+            use axum::http::header;
+            use axum::response::IntoResponse;
+            (
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::CACHE_CONTROL, "no-cache"),
+                ],
+                [(
+                    header::CONTENT_SECURITY_POLICY,
+                    state.pages.content_security_policy(),
+                )],
+                dashboard(&state.console),
+            )
+                .into_response()
+        }),
+    )
+}
+
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/ruling/{tournament}", get(ruling))

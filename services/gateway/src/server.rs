@@ -38,6 +38,7 @@ pub fn router(state: AppState) -> Router {
     let tokens = state.tokens.clone();
     let pages = crate::assets::routes()
         .merge(crate::console::pages())
+        .merge(crate::ruling::pages())
         .with_state(state.clone());
     Router::new()
         .route("/ws/game/{game_id}", get(ws_game))

@@ -270,10 +270,7 @@ fn table_line(
         "finished": finished,
         "phase": phase,
         "last_command_at": last_command_at,
-        "console": {
-            "connected": connected,
-            "heard_ms_ago": heard.map(|d| d.as_millis() as u64),
-        },
+        "console": { "connected": connected },
         "alerts": alerts,
         "result": held.as_ref().map(|s| &s.view["result"]).filter(|r| !r.is_null()),
         "protocol": game.as_ref().map(|g| format!("/api/protocol/{g}")),
