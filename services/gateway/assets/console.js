@@ -673,6 +673,12 @@ function renderTimer() {
   for (const mark of [10, 0]) if (left <= mark && !S.beeped[mark]) { S.beeped[mark] = true; beep(); }
 }
 setInterval(renderTimer, 250);
+// The table board's "console connected" (table_board.rs): while a game
+// is open here, the gateway hears from this page every few seconds.
+setInterval(() => {
+  if (S.screen !== "game" || !S.gameId || !S.token) return;
+  fetch("/judge-console/api/presence/" + encodeURIComponent(S.gameId), { method: "POST", headers: { authorization: "Bearer " + S.token } }).catch(() => {});
+}, 5000);
 
 function seatCard(s) {
   const v = S.view, p = S.prompt;
