@@ -11,6 +11,7 @@ pub mod csv;
 pub mod export;
 pub mod follower;
 pub mod metrics;
+pub mod office;
 pub mod open_round;
 pub mod seat_round;
 pub mod server;

@@ -19,7 +19,7 @@ use mafia_proto::v1::{
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::{
-    history, PlayerId, TournamentCommand, TournamentError, TournamentEvent, TournamentSpec,
+    history, NewTournament, PlayerId, TournamentCommand, TournamentError, TournamentEvent,
 };
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -217,13 +217,13 @@ impl Scoring for ScoringService {
         req: Request<CreateTournamentRequest>,
     ) -> Result<Response<CommandReply>, Status> {
         let caller = counted(&self.store, authenticate(&self.tokens, req.metadata()))?;
-        let spec: TournamentSpec = serde_json::from_str(&req.get_ref().spec_json)
+        let new: NewTournament = serde_json::from_str(&req.get_ref().spec_json)
             .map_err(|e| Status::invalid_argument(format!("spec_json: {e}")))?;
-        let actor = creator(&caller, &spec.id)?;
+        let actor = creator(&caller, &new.spec.id)?;
         let t = counted(
             &self.store,
             self.store
-                .create(spec, &actor, now_ms())
+                .create_dated(new.spec, new.dates, &actor, now_ms())
                 .await
                 .map_err(status),
         )?;
@@ -310,25 +310,13 @@ impl Scoring for ScoringService {
         &self,
         req: Request<TournamentRef>,
     ) -> Result<Response<TournamentSummary>, Status> {
-        authenticate(&self.tokens, req.metadata())?;
+        let caller = authenticate(&self.tokens, req.metadata())?;
         let id = tournament_id(&req.get_ref().tournament)?;
         let h = self.store.get(&id).await.map_err(status)?;
         let h = h.lock().await;
         let t = &h.tournament;
-        Ok(Response::new(TournamentSummary {
-            id: t.id.to_string(),
-            name: t.name.clone(),
-            rules: serde_json::to_value(t.rules)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            scheme: format!("{}@{}", t.scheme.id, t.scheme.version),
-            version: t.version,
-            players: t.players.len() as u32,
-            games: t.games.len() as u32,
-            scored_games: t.games.values().filter(|g| g.result.is_some()).count() as u32,
-            archived: false,
-        }))
+        let detail = crate::office::sees_detail(&caller, t);
+        Ok(Response::new(crate::office::summary(t, detail)))
     }
 
     async fn get_standings(
@@ -377,16 +365,22 @@ impl Scoring for ScoringService {
     // The office's calls (issue 37): being built on their own branches.
     async fn list_tournaments(
         &self,
-        _req: Request<ListTournamentsRequest>,
+        req: Request<ListTournamentsRequest>,
     ) -> Result<Response<ListTournamentsReply>, Status> {
-        Err(Status::unimplemented("ListTournaments is not built yet"))
+        authenticate(&self.tokens, req.metadata())?;
+        crate::office::list(&self.store, req.get_ref().include_archived)
+            .await
+            .map(Response::new)
     }
 
     async fn remove_tournament(
         &self,
-        _req: Request<TournamentRef>,
+        req: Request<TournamentRef>,
     ) -> Result<Response<CommandReply>, Status> {
-        Err(Status::unimplemented("RemoveTournament is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let r = self.run(&caller, &id, TournamentCommand::Remove).await;
+        counted(&self.store, r).map(Response::new)
     }
 
     async fn preview_players_csv(

@@ -1,0 +1,197 @@
+//! The tournament office's calls over real gRPC on 127.0.0.1:0: listing,
+//! archiving and removing tournaments, their dates, and the chief judge's
+//! rulings with their audit trail.
+
+mod common;
+
+use common::{as_caller, spec_json, tref, Office};
+use mafia_proto::v1::ListTournamentsRequest;
+use tonic::Code;
+
+async fn listed(o: &mut Office, token: &str, include_archived: bool) -> Vec<(String, bool)> {
+    let req = ListTournamentsRequest { include_archived };
+    o.c.list_tournaments(as_caller(token, req))
+        .await
+        .unwrap()
+        .into_inner()
+        .tournaments
+        .into_iter()
+        .map(|t| (t.id, t.archived))
+        .collect()
+}
+
+fn ids(l: &[(String, bool)]) -> Vec<&str> {
+    l.iter().map(|(id, _)| id.as_str()).collect()
+}
+
+#[tokio::test]
+async fn tournaments_are_listed_newest_first_archived_on_request_removed_never() {
+    let mut o = Office::start().await;
+    o.create("org-token", &spec_json("old", "Old cup"))
+        .await
+        .unwrap();
+    let dated = spec_json("cup", "Cup").replacen(
+        '{',
+        r#"{"starts_on":"2026-05-01","ends_on":"2026-05-03","#,
+        1,
+    );
+    o.create("org-token", &dated).await.unwrap();
+    assert_eq!(ids(&listed(&mut o, "", false).await), ["cup", "old"]);
+    let cup = o.get("", "cup").await.unwrap();
+    assert_eq!(
+        (cup.starts_on.as_str(), cup.ends_on.as_str()),
+        ("2026-05-01", "2026-05-03")
+    );
+    assert!(cup.detail_json.is_empty(), "the public gets no office view");
+    assert!(!o
+        .get("org-token", "cup")
+        .await
+        .unwrap()
+        .detail_json
+        .is_empty());
+
+    // Archiving is the organiser's, for the whole tournament.
+    let e = o
+        .cmd("chief-token", "old", r#"{"type":"archive"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = o
+        .cmd("org-t2-token", "cup", r#"{"type":"archive"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    o.cmd("org-token", "old", r#"{"type":"archive"}"#)
+        .await
+        .unwrap();
+    assert_eq!(ids(&listed(&mut o, "", false).await), ["cup"]);
+    assert_eq!(
+        listed(&mut o, "", true).await,
+        [("cup".to_string(), false), ("old".to_string(), true)]
+    );
+    assert!(o.get("", "old").await.unwrap().archived);
+    let again = o
+        .cmd("org-token", "old", r#"{"type":"archive"}"#)
+        .await
+        .unwrap();
+    assert!(
+        again.events_json.is_empty(),
+        "archiving twice changes nothing"
+    );
+    o.cmd("org-token", "old", r#"{"type":"unarchive"}"#)
+        .await
+        .unwrap();
+    assert_eq!(ids(&listed(&mut o, "", false).await), ["cup", "old"]);
+
+    // Removing: the organiser of the whole tournament only.
+    for token in ["chief-token", "org-t2-token", ""] {
+        let e =
+            o.c.remove_tournament(as_caller(token, tref("old")))
+                .await
+                .unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}: {e:?}");
+    }
+    let removed =
+        o.c.remove_tournament(as_caller("org-token", tref("old")))
+            .await
+            .unwrap();
+    assert!(removed.into_inner().events_json[0].contains(r#""type":"removed""#));
+    for o in [&mut o] {
+        gone(o, "old").await;
+    }
+    // The id's history stays in the log; the id stays taken.
+    let header = o.log.header("tournament.old").await.unwrap();
+    assert!(header.is_some(), "the log keeps the tournament");
+    let e = o
+        .create("org-token", &spec_json("old", "Again"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::AlreadyExists, "{e:?}");
+    // A restart folds the log: still removed.
+    let mut o = o.restart().await;
+    gone(&mut o, "old").await;
+    assert_eq!(ids(&listed(&mut o, "", true).await), ["cup"]);
+    o.running.shutdown().await;
+}
+
+/// Every read and command of a removed tournament is NOT_FOUND, and no
+/// list names it.
+async fn gone(o: &mut Office, id: &str) {
+    assert_eq!(
+        o.get("org-token", id).await.unwrap_err().code(),
+        Code::NotFound
+    );
+    let e =
+        o.c.get_standings(as_caller("", tref(id)))
+            .await
+            .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    let e = o
+        .cmd("org-token", id, r#"{"type":"unarchive"}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    let e =
+        o.c.remove_tournament(as_caller("org-token", tref(id)))
+            .await
+            .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    assert!(!ids(&listed(o, "org-token", true).await).contains(&id));
+}
+
+#[tokio::test]
+async fn a_tournament_with_an_opened_game_is_not_removed() {
+    let mut o = Office::start().await;
+    o.cup().await;
+    o.seat_round_1().await;
+    let assign = r#"{"type":"assign_game","game":"cup.main.r1.t2.g1"}"#;
+    o.cmd("org-token", "cup", assign).await.unwrap();
+    let before = o.get("org-token", "cup").await.unwrap();
+    let e =
+        o.c.remove_tournament(as_caller("org-token", tref("cup")))
+            .await
+            .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(
+        e.message().contains("cup.main.r1.t2.g1"),
+        "names the game: {e:?}"
+    );
+    assert_eq!(
+        o.get("org-token", "cup").await.unwrap(),
+        before,
+        "nothing stored"
+    );
+    o.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn dates_are_iso_days_and_the_end_is_not_before_the_start() {
+    let mut o = Office::start().await;
+    let bad = spec_json("cup", "Cup").replacen('{', r#"{"starts_on":"01.05.2026","#, 1);
+    let e = o.create("org-token", &bad).await.unwrap_err();
+    assert!(
+        e.message().contains("starts_on") && e.message().contains("YYYY-MM-DD"),
+        "{e:?}"
+    );
+    let reversed = spec_json("cup", "Cup").replacen(
+        '{',
+        r#"{"starts_on":"2026-05-02","ends_on":"2026-05-01","#,
+        1,
+    );
+    let e = o.create("org-token", &reversed).await.unwrap_err();
+    assert!(e.message().contains("before it starts"), "{e:?}");
+    assert!(listed(&mut o, "", true).await.is_empty(), "nothing created");
+    o.create("org-token", &spec_json("cup", "Cup"))
+        .await
+        .unwrap();
+    let set = r#"{"type":"set_dates","starts_on":"2026-06-01","ends_on":null}"#;
+    o.cmd("org-token", "cup", set).await.unwrap();
+    let cup = o.get("", "cup").await.unwrap();
+    assert_eq!(
+        (cup.starts_on.as_str(), cup.ends_on.as_str()),
+        ("2026-06-01", "")
+    );
+    let e = o.cmd("chief-token", "cup", set).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    o.running.shutdown().await;
+}
