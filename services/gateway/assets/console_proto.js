@@ -292,6 +292,10 @@ export const SCHEMA = {
     [7, "games", "uint32", null, false, null, false],
     [8, "scored_games", "uint32", null, false, null, false],
     [9, "archived", "bool", null, false, null, false],
+    [10, "starts_on", "string", null, false, null, false],
+    [11, "ends_on", "string", null, false, null, false],
+    [12, "created_at_ms", "int64", null, false, null, false],
+    [13, "detail_json", "string", null, false, null, false],
   ],
   "mafia.v1.Violation": [
     [1, "code", "string", null, false, null, false],
