@@ -15,6 +15,7 @@ const I18N = {
     signinHelp: "Paste the credential the organiser gave you. It stays in this tab only and is forgotten when the tab closes.",
     badToken: "This credential is not known.", notOffice: "The office takes an organiser's or the chief judge's credential.",
     noScoring: "This gateway knows no scoring service (start it with --scoring-url).",
+    noDetail: "This credential does not cover the whole tournament: the office needs an organiser's or chief judge's grant over all of it.",
     unavailable: "The service did not answer", busy: "Working…", done: "Done",
     tabs: { tournaments: "Tournaments", players: "Players", judges: "Judges", seating: "Seating", stages: "Stages", exports: "Exports", board: "Table board", rulings: "Rulings" },
     list: "Tournaments", archived: "Show archived", open: "Open", archive: "Archive", unarchive: "Back from the archive", remove: "Remove",
@@ -56,6 +57,7 @@ const I18N = {
     signinHelp: "Вставьте ключ, выданный организатором. Он хранится только в этой вкладке и забывается при её закрытии.",
     badToken: "Такой ключ неизвестен.", notOffice: "В офис входят с ключом организатора или главного судьи.",
     noScoring: "Шлюз не знает сервиса подсчёта (запустите его с --scoring-url).",
+    noDetail: "Этот ключ не охватывает весь турнир: офису нужен доступ организатора или главного судьи ко всему турниру.",
     unavailable: "Сервис не ответил", busy: "Выполняется…", done: "Готово",
     tabs: { tournaments: "Турниры", players: "Игроки", judges: "Судьи", seating: "Рассадка", stages: "Этапы", exports: "Выгрузки", board: "Столы", rulings: "Решения" },
     list: "Турниры", archived: "Показать архив", open: "Открыть", archive: "В архив", unarchive: "Вернуть из архива", remove: "Удалить",
@@ -173,7 +175,7 @@ async function act(work, okText) {
 }
 async function command(cmd) {
   const r = await scoring("Command", "mafia.v1.CommandRequest", { tournament: S.tournament, command_json: JSON.stringify(cmd) }, "mafia.v1.CommandReply");
-  await loadView(r.version);
+  await loadView();
   return r;
 }
 async function gateway(path, init) {
@@ -182,9 +184,21 @@ async function gateway(path, init) {
   if (!r.ok) throw Object.assign(new Error(body.error || "HTTP " + r.status), { status: r.status });
   return body;
 }
-async function loadView(version) {
+// The tournament as the office shows it: GetTournament's detail (the
+// scoring service's own fold, so a command's effect is there at once),
+// for an organiser or a chief judge of the whole tournament.
+async function loadView() {
   if (!S.tournament) { S.view = null; return; }
-  S.view = await gateway(`/office/api/tournament/${encodeURIComponent(S.tournament)}?version=${version || 0}`);
+  const t = await scoring("GetTournament", "mafia.v1.TournamentRef", { tournament: S.tournament }, "mafia.v1.TournamentSummary");
+  if (!t.detail_json) throw new Error(tr("noDetail"));
+  const d = JSON.parse(t.detail_json);
+  S.view = {
+    id: t.id, name: t.name, rules: t.rules, scheme: t.scheme, version: t.version, starts_on: t.starts_on, ends_on: t.ends_on,
+    archived: t.archived, stages: d.stages, judges: d.judges, pair_rules: d.pair_rules, rounds: d.rounds, appeals: d.appeals, audit: d.audit,
+    players: d.players.map((r) => ({ player: r.player, withdrawn: r.withdrawn_at !== null && r.withdrawn_at !== undefined })),
+    // A game is assigned when its round is opened (OpenRound).
+    games: d.games.map((g) => ({ ...g, id: g.game, opened: g.state !== "annulled", scored: g.state === "finished" || g.state === "confirmed" })),
+  };
 }
 const nick = (id) => { const p = S.view && S.view.players.find((r) => r.player.id === id); return p ? p.player.nickname : id; };
 function download(bytes, name, type) {
@@ -392,7 +406,7 @@ async function playersScreen() {
   const register = async () => {
     await act(async () => {
       const r = await scoring("RegisterPlayersCsv", "mafia.v1.RegisterPlayersCsvRequest", { tournament: S.tournament, csv_bytes: S.csvBytes }, "mafia.v1.CommandReply");
-      await loadView(r.version);
+      await loadView();
     }, tr("registered", S.preview.rows.length)).catch(() => {});
     S.preview = null; S.csvBytes = null;
     render();
@@ -616,7 +630,7 @@ function seatedView(round) {
   const open = async () => {
     await act(async () => {
       const r = await scoring("OpenRound", "mafia.v1.OpenRoundRequest", { tournament: S.tournament, stage: round.stage, round: round.round }, "mafia.v1.OpenRoundReply");
-      await loadView(r.version);
+      await loadView();
       return r;
     }, (r) => tr("opened", r.game_ids.join(", "))).catch(() => {});
     render();

@@ -1,13 +1,15 @@
 //! The tournament office (`/office`, issue 37): the organiser's and the
 //! chief judge's browser workplace. The page talks gRPC-web to the scoring
-//! service itself (the one API the CLI uses too); the gateway only serves
-//! it with the scoring service's URL written in (`ConsoleConfig`), the
+//! service itself (the one API the CLI uses too: its reads are
+//! `GetTournament`'s detail, its changes commands); the gateway only serves
+//! it with the scoring service's URL written in (`ConsoleConfig`), checks
+//! the sign-in's credential (`/office/api/whoami`), serves the
 //! presets the create form starts from (rule sets with the overrides a
 //! form offers, each named with its clauses, and the scoring schemes), and
 //! QR codes for the judges' credential sheet, drawn here from a POST body
 //! so no token goes into a URL or a log line.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::header;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
@@ -72,9 +74,7 @@ pub fn pages() -> Router<AppState> {
 
 /// What the office reads with the signed-in credential.
 pub fn api() -> Router<AppState> {
-    Router::new()
-        .route("/office/api/whoami", get(whoami))
-        .route("/office/api/tournament/{id}", get(tournament))
+    Router::new().route("/office/api/whoami", get(whoami))
 }
 
 /// The signed-in caller, if the office is his: an organiser or a chief
@@ -285,102 +285,6 @@ pub fn qr_svg(text: &str) -> Result<String, ApiError> {
         .render::<qrcode::render::svg::Color>()
         .min_dimensions(200, 200)
         .build())
-}
-
-#[derive(Deserialize)]
-pub struct TournamentQuery {
-    /// Wait (up to [`VERSION_WAIT`]) until the fold has reached this
-    /// version: the one a command the page just sent was stored at.
-    #[serde(default)]
-    version: u64,
-}
-
-/// How long a read waits for the gateway's fold to reach a version.
-pub const VERSION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The tournament as the office shows it (players, judges, stages, seated
-/// rounds, games, pair rules), folded by the gateway off the same log the
-/// scoring service writes: the organiser's or the chief judge's read.
-async fn tournament(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<TournamentQuery>,
-    Query(feed): Query<FeedQuery>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let caller = office_caller(&state, feed.token.as_deref(), &headers)?;
-    let id: mafia_record::TournamentId = id
-        .parse()
-        .map_err(|e| ApiError::bad_request(format!("tournament {id:?}: {e}")))?;
-    let scope = mafia_access::Scope::Tournament(id.clone());
-    caller
-        .may_organise(&scope)
-        .or_else(|_| caller.may_rule(&scope))
-        .map_err(|e| ApiError::forbidden(e.to_string()))?;
-    let snap = reached(&state, &id, q.version).await?;
-    Ok(Json(office_view(&state, &snap.tournament, snap.version)))
-}
-
-/// The tournament's fold once it has reached `version`, or the latest
-/// after [`VERSION_WAIT`].
-async fn reached(
-    state: &AppState,
-    id: &mafia_record::TournamentId,
-    version: u64,
-) -> Result<crate::board::Snapshot, ApiError> {
-    let mut watch = state
-        .standings
-        .watch(id)
-        .map_err(|e| ApiError::unavailable(e.to_string()))?;
-    let _ = tokio::time::timeout(
-        VERSION_WAIT,
-        watch.wait_for(|s| s.as_ref().is_some_and(|s| s.version >= version)),
-    )
-    .await;
-    let snap = watch.borrow().clone();
-    snap.ok_or_else(|| ApiError::not_found(format!("no tournament {id}")))
-}
-
-fn office_view(state: &AppState, t: &mafia_tournament::Tournament, version: u64) -> Value {
-    let players: Vec<Value> = t
-        .players
-        .values()
-        .map(|r| json!({"player": r.player, "withdrawn": r.withdrawn_at.is_some()}))
-        .collect();
-    let rounds: Vec<Value> = t
-        .rounds
-        .iter()
-        .map(|((stage, round), r)| {
-            json!({"stage": stage, "round": round, "tables": r.tables.values().collect::<Vec<_>>()})
-        })
-        .collect();
-    let games: Vec<Value> = t
-        .games
-        .values()
-        .map(|g| {
-            json!({
-                "id": g.id,
-                "judge": g.judge,
-                "scored": g.result.is_some(),
-                "annulled": g.annulled,
-                "opened": state.hub.has_game(&g.id),
-            })
-        })
-        .collect();
-    json!({
-        "id": t.id,
-        "name": t.name,
-        "rules": t.rules,
-        "rule_overrides": t.rule_overrides,
-        "scheme": t.scheme.id,
-        "version": version,
-        "players": players,
-        "judges": t.judges.values().collect::<Vec<_>>(),
-        "stages": t.stages,
-        "rounds": rounds,
-        "games": games,
-        "pair_rules": t.pair_rules,
-    })
 }
 
 #[cfg(test)]
