@@ -720,6 +720,7 @@ function ctx() {
   return {
     tournament: S.tournament, token: S.token, lang: S.lang, scoringUrl: S.scoring,
     call: (method, reqType, msg, respType) => scoring(method, reqType, msg, respType),
+    onActions: () => { S.tab = "rulings"; render(); },
   };
 }
 let mounted = null;

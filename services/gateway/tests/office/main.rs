@@ -373,6 +373,16 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
     let (clicks, seconds) = to_round_one(&page, 2, &NICKS, true).await;
     eprintln!("office new-tournament-to-round-1-open: 20 players, {clicks} clicks, {seconds:.1} s");
 
+    // The chief judge's modules in their tabs: the round's two tables.
+    page.click("nav#tabs [data-tab=board]").await;
+    page.wait("document.querySelectorAll('[data-module=mountBoard] .ob-table').length === 2")
+        .await;
+    shots(&page, "board").await;
+    page.click("nav#tabs [data-tab=rulings]").await;
+    page.wait("document.querySelector('[data-module=mountRulings] [data-rulings]')")
+        .await;
+    shots(&page, "rulings").await;
+
     page.goto(&stack.url("/?lang=ru")).await;
     page.wait("document.querySelectorAll('[data-tournament=ocup] ul.games li').length === 2")
         .await;
