@@ -125,8 +125,20 @@ pub async fn start(
     {
         let mut stop = shutdown_rx.clone();
         background.push(tokio::spawn(
-            hub.run(async move { crate::stopped(&mut stop).await }),
+            hub.clone()
+                .run(async move { crate::stopped(&mut stop).await }),
         ));
+    }
+    {
+        // Credentials issued and revoked at runtime, on the same fan-out.
+        let (tokens, log, hub) = (opts.tokens.clone(), log.clone(), hub.clone());
+        let mut stop = shutdown_rx.clone();
+        background.push(tokio::spawn(async move {
+            tokio::select! {
+                _ = crate::stopped(&mut stop) => {}
+                _ = mafia_access::follow::run_on(tokens, log, &hub) => {}
+            }
+        }));
     }
     {
         let shared = shared.clone();
