@@ -101,7 +101,14 @@ impl Stack {
         .await
         .unwrap();
         let hub = Hub::start(log.clone(), HubConfig::default()).await.unwrap();
-        let mut state = app_state(hub, tokens(), ServerConfig::default());
+        let gateway_tokens = tokens();
+        // Credentials the office issues, honoured here as in production.
+        tokio::spawn(mafia_access::follow::run(
+            gateway_tokens.clone(),
+            log.clone(),
+            std::future::pending(),
+        ));
+        let mut state = app_state(hub, gateway_tokens, ServerConfig::default());
         state.console.referee_url = Some(format!("http://{referee_addr}"));
         state.console.scoring_url = Some(format!("http://{}", scoring.addr));
         tokio::spawn(mafia_gateway::board::follow(
@@ -382,6 +389,29 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
     page.wait("document.querySelector('[data-module=mountRulings] [data-rulings]')")
         .await;
     shots(&page, "rulings").await;
+
+    // Credentials for both judges, as a sheet of QR codes; one opens the
+    // judge console signed in; revoked, it is refused.
+    page.click("nav#tabs [data-tab=judges]").await;
+    page.click("#issue-all").await;
+    page.wait("document.querySelectorAll('#qr-sheet figure svg').length === 2")
+        .await;
+    shots(&page, "qr-sheet").await;
+    let token = page.eval("window.__office.issued[0].token").await;
+    let token = token.as_str().unwrap().to_owned();
+    let judge = browser.page().await;
+    viewport(&judge, 1280, 800).await;
+    judge
+        .goto(&stack.url(&format!("/judge-console#token={token}")))
+        .await;
+    judge
+        .wait("document.body.dataset.screen === 'games' && !location.hash")
+        .await;
+    page.click("#creds tbody tr:not(.withdrawn) button.danger")
+        .await;
+    page.wait("document.querySelectorAll('#creds tr.withdrawn').length === 1")
+        .await;
+    shots(&page, "credentials").await;
 
     page.goto(&stack.url("/?lang=ru")).await;
     page.wait("document.querySelectorAll('[data-tournament=ocup] ul.games li').length === 2")
