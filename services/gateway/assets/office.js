@@ -382,7 +382,7 @@ function createForm() {
       h("label", {}, tr("startsOn"), f.starts), h("label", {}, tr("endsOn"), f.ends),
       h("label", {}, tr("rules"), f.rules), h("label", {}, tr("scheme"), f.scheme)),
     h("h3", {}, tr("stages")), h("p.help", {}, tr("stageHelp")),
-    h("table.stages", {}, h("thead", {}, h("tr", {}, [tr("id"), tr("name"), tr("rounds"), tr("tables"), tr("coefficient")].map((x) => h("th", {}, x)))), stageRows),
+    h("div.scroll", {}, h("table.stages", {}, h("thead", {}, h("tr", {}, [tr("id"), tr("name"), tr("rounds"), tr("tables"), tr("coefficient")].map((x) => h("th", {}, x)))), stageRows)),
     h("button", { type: "button", onclick: () => addStage("final", S.lang === "ru" ? "Финал" : "Final", 2, 1, 1.3) }, tr("addStage")),
     h("details", {}, h("summary", {}, tr("overrides")), h("p.help", {}, tr("overridesHelp")), overridesBox, h("label", {}, tr("moreJson"), f.json)),
     h("p", {}, h("button#create-btn.primary", { type: "submit" }, tr("createBtn"))));

@@ -139,11 +139,13 @@ async fn viewport(page: &Page, width: u32, height: u32) {
 }
 
 /// Screenshots of what the page shows now at the desk sizes the issue
-/// names (and a phone), named `<name>-<w>x<h>.png`.
+/// names and a phone, named `<name>-<w>x<h>.png`; at each, nothing
+/// overflows the width.
 async fn shots(page: &Page, name: &str) {
-    for (w, h) in [(1920, 1080), (1280, 800)] {
+    for (w, h) in [(1920, 1080), (1280, 800), (1280, 720), (390, 844)] {
         viewport(page, w, h).await;
         page.wait("document.fonts.status === 'loaded'").await;
+        fits(page).await;
         page.screenshot(&artifacts().join(format!("{name}-{w}x{h}.png")))
             .await;
     }
@@ -518,6 +520,17 @@ async fn to_round_one(page: &Page, tables: u32, nicks: &[&str], broken: bool) ->
         .await;
     assert_eq!(cyrillic, json!(true), "cp1251 read as Cyrillic");
     if broken {
+        // The first two players are to be kept apart.
+        page.eval("(() => { const b = document.querySelector('#pair-b'); b.selectedIndex = 1; return true; })()")
+            .await;
+        page.click("#pair-add").await;
+        page.wait("document.querySelectorAll('#pairs li').length === 1")
+            .await;
+        page.click("#pairs-save").await;
+        page.wait(
+            "window.__office.view.pair_rules.length === 1 && document.body.dataset.busy === '0'",
+        )
+        .await;
         fits(page).await;
         shots(page, "players").await;
     }
@@ -542,22 +555,71 @@ async fn to_round_one(page: &Page, tables: u32, nicks: &[&str], broken: bool) ->
     clicks += 1;
     page.wait("window.__office.plan && document.querySelector('#plan') && document.body.dataset.busy === '0'")
         .await;
+    if broken {
+        // A swap that seats the `separate` pair together is named and
+        // cannot be published; swapped back, it can.
+        let bad = page
+            .eval(
+                "(() => { const t = window.__office.plan.tables, r = window.__office.view.pair_rules[0]; \
+                 const at = (p) => t.findIndex(x => x.seats.includes(p)); \
+                 const ta = at(r.a), tb = at(r.b); \
+                 const other = t[ta].seats.findIndex(p => p !== r.a); \
+                 return [t[ta].table, other + 1, t[tb].table, t[tb].seats.indexOf(r.b) + 1]; })()",
+            )
+            .await;
+        let seat = |t: &Value, s: &Value| format!(".seat[data-table='{t}'][data-seat='{s}']");
+        for problems in ["!== '0'", "=== '0'"] {
+            page.click(&seat(&bad[0], &bad[1])).await;
+            page.click(&seat(&bad[2], &bad[3])).await;
+            page.wait(&format!(
+                "document.body.dataset.busy === '0' && document.querySelector('#plan').dataset.problems {problems}"
+            ))
+            .await;
+            if problems.starts_with('!') {
+                let named = page
+                    .eval("document.querySelector('#problems').innerText")
+                    .await;
+                assert!(named.as_str().unwrap().len() > 20, "{named}");
+                assert_eq!(
+                    page.eval("document.querySelector('#publish').disabled")
+                        .await,
+                    json!(true)
+                );
+                shots(page, "seating-separate-broken").await;
+            }
+        }
+    }
+    // Two players of no pair rule swap tables: rechecked, nothing broken.
     let before = page
         .eval("JSON.stringify(window.__office.plan.tables)")
         .await;
-    page.click(".seat[data-table='1'][data-seat='1']").await;
-    page.click(".seat[data-table='2'][data-seat='1']").await;
+    let pick = page
+        .eval(
+            "(() => { const t = window.__office.plan.tables, ps = window.__office.view.pair_rules.flatMap(r => [r.a, r.b]); \
+             const free = (x) => x.seats.findIndex(p => !ps.includes(p)); return [free(t[0]), free(t[1])]; })()",
+        )
+        .await;
+    let (s1, s2) = (
+        pick[0].as_u64().unwrap() as usize,
+        pick[1].as_u64().unwrap() as usize,
+    );
+    page.click(&format!(".seat[data-table='1'][data-seat='{}']", s1 + 1))
+        .await;
+    page.click(&format!(".seat[data-table='2'][data-seat='{}']", s2 + 1))
+        .await;
     clicks += 2;
     page.wait(&format!(
         "JSON.stringify(window.__office.plan.tables) !== {before} && document.body.dataset.busy === '0'"
     ))
     .await;
     let swapped = page
-        .eval("[window.__office.plan.tables[0].seats[0], window.__office.plan.tables[1].seats[0]]")
+        .eval(&format!(
+            "[window.__office.plan.tables[0].seats[{s1}], window.__office.plan.tables[1].seats[{s2}]]"
+        ))
         .await;
     let was: Value = serde_json::from_str(before.as_str().unwrap()).unwrap();
-    assert_eq!(swapped[0], was[1]["seats"][0]);
-    assert_eq!(swapped[1], was[0]["seats"][0]);
+    assert_eq!(swapped[0], was[1]["seats"][s2]);
+    assert_eq!(swapped[1], was[0]["seats"][s1]);
     assert_eq!(
         page.eval("document.querySelector('#plan').dataset.problems")
             .await,
