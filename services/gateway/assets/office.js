@@ -202,6 +202,7 @@ async function loadView() {
 }
 const nick = (id) => { const p = S.view && S.view.players.find((r) => r.player.id === id); return p ? p.player.nickname : id; };
 function download(bytes, name, type) {
+  S.downloaded = { name, type, bytes: bytes.byteLength };
   const url = URL.createObjectURL(new Blob([bytes], { type }));
   const a = h("a", { href: url, download: name });
   document.body.append(a); a.click(); a.remove();
@@ -696,7 +697,7 @@ async function exportsScreen() {
       h("div.row", {}, button(tr("standingsCsv"), "EXPORT_KIND_STANDINGS_CSV", "x-standings-csv"), button(tr("standingsJson"), "EXPORT_KIND_STANDINGS_JSON"),
         button(tr("gamesCsv"), "EXPORT_KIND_GAMES_CSV"), button(tr("gamesJson"), "EXPORT_KIND_GAMES_JSON")),
       h("h3", {}, tr("seatingSheet")),
-      h("ul", {}, v.rounds.map((r) => h("li", {}, h("button", { type: "button", onclick: () => get("EXPORT_KIND_SEATING_HTML", { round: r.round, stage: r.stage }) }, `${r.stage} · ${tr("round")} ${r.round}`)))),
+      h("ul#x-seating", {}, v.rounds.map((r) => h("li", {}, h("button", { type: "button", onclick: () => get("EXPORT_KIND_SEATING_HTML", { round: r.round, stage: r.stage }) }, `${r.stage} · ${tr("round")} ${r.round}`)))),
       h("h3", {}, tr("protocols")),
       h("ul.games", {}, v.games.filter((g) => g.opened).map((g) => h("li", {}, h("button", { type: "button", onclick: () => protocol(g.id) }, g.id))))),
     h("section.card", {}, h("h2", {}, tr("screens")), h("ul", {},

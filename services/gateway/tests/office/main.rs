@@ -415,6 +415,30 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
         .await;
     shots(&page, "credentials").await;
 
+    // Exports: the standings CSV and the round's seating sheet, saved.
+    page.click("nav#tabs [data-tab=exports]").await;
+    page.click("#x-standings-csv").await;
+    page.wait("window.__office.downloaded && window.__office.downloaded.name.endsWith('.csv')")
+        .await;
+    page.click("#x-seating li button").await;
+    page.wait("window.__office.downloaded.name.endsWith('.html') && window.__office.downloaded.bytes > 1000")
+        .await;
+    shots(&page, "exports").await;
+
+    // A withdrawal mid-tournament shows what it leaves before it is done.
+    page.click("nav#tabs [data-tab=players]").await;
+    page.click("#roster tbody tr button.danger").await;
+    page.wait("document.querySelector('dialog#withdraw[open]')")
+        .await;
+    let said = page
+        .eval("document.querySelector('dialog#withdraw').innerText")
+        .await;
+    assert!(said.as_str().unwrap().contains("19"), "{said}");
+    shots(&page, "withdraw").await;
+    page.click("#withdraw-ok").await;
+    page.wait("window.__office.view.players.filter(p => p.withdrawn).length === 1")
+        .await;
+
     page.goto(&stack.url("/?lang=ru")).await;
     page.wait("document.querySelectorAll('[data-tournament=ocup] ul.games li').length === 2")
         .await;
