@@ -14,6 +14,7 @@ pub mod follower;
 pub mod metrics;
 pub mod office;
 pub mod open_round;
+pub mod roster;
 pub mod seat_round;
 pub mod server;
 pub mod service;

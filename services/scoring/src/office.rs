@@ -3,10 +3,15 @@
 //! (with the audit trail), the players CSV preview and the seating plan.
 //! The gRPC handlers in `service.rs` only call in here.
 
+use crate::csv::{self, Sheet};
+use crate::roster;
 use crate::store::{Store, StoreError};
 use mafia_access::{Caller, Scope};
-use mafia_proto::v1::{ListTournamentsReply, TournamentSummary};
-use mafia_tournament::Tournament;
+use mafia_proto::v1::{
+    ListTournamentsReply, PlayersCsvPreview, PlayersCsvRow, RegisterPlayersCsvRequest,
+    TournamentSummary,
+};
+use mafia_tournament::{Actor, Player, Tournament};
 use serde_json::json;
 use tonic::Status;
 
@@ -129,4 +134,72 @@ pub async fn list(store: &Store, include_archived: bool) -> Result<ListTournamen
             .then_with(|| a.id.cmp(&b.id))
     });
     Ok(ListTournamentsReply { tournaments: out })
+}
+
+/// The players file of a request (`csv`, else `csv_bytes`), read off the
+/// async workers; a file that cannot be read at all is INVALID_ARGUMENT.
+pub async fn read_sheet(req: &RegisterPlayersCsvRequest) -> Result<Sheet, Status> {
+    let (text, bytes) = (req.csv.clone(), req.csv_bytes.clone());
+    tokio::task::spawn_blocking(move || {
+        if text.is_empty() {
+            csv::read_bytes(&bytes)
+        } else {
+            csv::read_text(&text)
+        }
+    })
+    .await
+    .map_err(|e| Status::internal(format!("players CSV: {e}")))?
+    .map_err(|e| Status::invalid_argument(e.to_string()))
+}
+
+/// What registering the file would give, line by line; stores nothing.
+pub fn preview(t: &Tournament, sheet: &Sheet, actor: &Actor) -> PlayersCsvPreview {
+    let rows: Vec<PlayersCsvRow> = roster::resolve(t, sheet, actor)
+        .into_iter()
+        .map(|r| {
+            let (error, error_ru) = r
+                .row
+                .problem
+                .as_ref()
+                .map(|p| (p.en(), p.ru()))
+                .unwrap_or_default();
+            PlayersCsvRow {
+                line: r.row.line as u32,
+                id: if r.row.nickname.is_empty() && r.id_made {
+                    String::new()
+                } else {
+                    r.id
+                },
+                nickname: r.row.nickname,
+                club: r.row.club.unwrap_or_default(),
+                photo_url: r.row.photo_url.unwrap_or_default(),
+                id_made: r.id_made,
+                error,
+                error_ru,
+            }
+        })
+        .collect();
+    PlayersCsvPreview {
+        encoding: sheet.encoding.into(),
+        separator: sheet.separator.to_string(),
+        errors: rows.iter().filter(|r| !r.error.is_empty()).count() as u32,
+        rows,
+    }
+}
+
+/// The players to register, every row fine; else the first refused row.
+pub fn players(
+    t: &Tournament,
+    sheet: &Sheet,
+    actor: &Actor,
+) -> Result<Vec<(usize, Player)>, StoreError> {
+    let rows = roster::resolve(t, sheet, actor);
+    if let Some(r) = rows.iter().find(|r| r.row.problem.is_some()) {
+        let why = r.row.problem.as_ref().map(|p| p.en()).unwrap_or_default();
+        return Err(StoreError::CsvRow {
+            line: r.row.line,
+            why,
+        });
+    }
+    Ok(rows.iter().map(|r| (r.row.line, r.player())).collect())
 }

@@ -1,7 +1,6 @@
 //! The `mafia.v1.Scoring` gRPC service.
 
 use crate::actor::{actor_for, authenticate, creator};
-use crate::csv::parse_players;
 use crate::store::{Store, StoreError};
 use mafia_access::Tokens;
 use mafia_proto::v1::scoring_server::Scoring;
@@ -48,6 +47,7 @@ pub fn status(e: StoreError) -> Status {
             }
             _ => Status::failed_precondition(e.to_string()),
         },
+        StoreError::CsvRow { .. } => Status::failed_precondition(e.to_string()),
         StoreError::Contended => Status::aborted(e.to_string()),
         StoreError::Stopped => Status::unavailable(e.to_string()),
         StoreError::Log(_) | StoreError::Stored(_) => Status::unavailable(e.to_string()),
@@ -250,13 +250,13 @@ impl Scoring for ScoringService {
         req: Request<RegisterPlayersCsvRequest>,
     ) -> Result<Response<CommandReply>, Status> {
         let caller = authenticate(&self.tokens, req.metadata())?;
-        let r = req.into_inner();
-        let id = tournament_id(&r.tournament)?;
-        // Off the async workers; at most csv::MAX_PLAYERS lines are read.
-        let players = tokio::task::spawn_blocking(move || parse_players(&r.csv))
-            .await
-            .map_err(|e| Status::internal(format!("players CSV: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        // At most csv::MAX_PLAYERS lines are read.
+        let sheet = counted(&self.store, crate::office::read_sheet(req.get_ref()).await)?;
+        if let Some((row, problem)) = sheet.first_problem() {
+            let why = format!("players CSV line {}: {}", row.line, problem.en());
+            return counted(&self.store, Err(Status::invalid_argument(why)));
+        }
         let h = self.store.get(&id).await.map_err(status)?;
         let probe = TournamentCommand::PublishStandings;
         let actor = actor_for(&caller, &h.lock().await.tournament, &probe)?;
@@ -264,6 +264,7 @@ impl Scoring for ScoringService {
         let stored = self
             .store
             .command(&id, move |t| {
+                let players = crate::office::players(t, &sheet, &actor)?;
                 // Each line is checked against the lines before it, so a
                 // player listed twice is refused too; all or nothing.
                 let mut t = t.clone();
@@ -386,9 +387,19 @@ impl Scoring for ScoringService {
 
     async fn preview_players_csv(
         &self,
-        _req: Request<RegisterPlayersCsvRequest>,
+        req: Request<RegisterPlayersCsvRequest>,
     ) -> Result<Response<PlayersCsvPreview>, Status> {
-        Err(Status::unimplemented("PreviewPlayersCsv is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let sheet = crate::office::read_sheet(req.get_ref()).await?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let t = h.lock().await.tournament.clone();
+        let probe = TournamentCommand::PublishStandings;
+        let actor = actor_for(&caller, &t, &probe)?;
+        tokio::task::spawn_blocking(move || crate::office::preview(&t, &sheet, &actor))
+            .await
+            .map(Response::new)
+            .map_err(|e| Status::internal(format!("players CSV: {e}")))
     }
 
     async fn plan_seating(

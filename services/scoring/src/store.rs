@@ -31,6 +31,9 @@ pub enum StoreError {
     Refused(#[from] TournamentError),
     #[error("players CSV line {line}: {error}")]
     CsvLine { line: usize, error: TournamentError },
+    /// A row refused against the tournament (a player already registered).
+    #[error("players CSV line {line}: {why}")]
+    CsvRow { line: usize, why: String },
     #[error("the tournament log kept changing under the command; try again")]
     Contended,
     #[error("the service is stopping; try again")]

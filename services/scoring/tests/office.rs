@@ -195,3 +195,182 @@ async fn dates_are_iso_days_and_the_end_is_not_before_the_start() {
     assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
     o.running.shutdown().await;
 }
+
+fn csv_request(tournament: &str, bytes: Vec<u8>) -> mafia_proto::v1::RegisterPlayersCsvRequest {
+    mafia_proto::v1::RegisterPlayersCsvRequest {
+        tournament: tournament.into(),
+        csv: String::new(),
+        csv_bytes: bytes,
+    }
+}
+
+/// A roster as Russian Excel saves it: `;`-separated Windows-1251 with a
+/// Russian header and no ids.
+fn russian_excel(nicknames: &[&str]) -> Vec<u8> {
+    let mut text = String::from("Никнейм;Клуб\r\n");
+    for (i, n) in nicknames.iter().enumerate() {
+        text.push_str(&format!("{n};Клуб «{}»\r\n", i % 3));
+    }
+    let (bytes, _, unmappable) = encoding_rs::WINDOWS_1251.encode(&text);
+    assert!(!unmappable);
+    bytes.into_owned()
+}
+
+#[tokio::test]
+async fn a_russian_excel_roster_is_previewed_then_registered_with_made_ids() {
+    let mut o = Office::start().await;
+    o.create("org-token", &spec_json("cup", "Cup"))
+        .await
+        .unwrap();
+    let mut names: Vec<String> = (1..=19).map(|n| format!("Игрок {n}")).collect();
+    names.push("Александра-Константинопольская".into());
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let file = russian_excel(&names);
+    let preview =
+        o.c.preview_players_csv(as_caller("org-token", csv_request("cup", file.clone())))
+            .await
+            .unwrap()
+            .into_inner();
+    assert_eq!(
+        (preview.encoding.as_str(), preview.separator.as_str()),
+        ("windows-1251", ";")
+    );
+    assert_eq!((preview.rows.len(), preview.errors), (20, 0));
+    let last = &preview.rows[19];
+    assert_eq!(
+        (
+            last.line,
+            last.id.as_str(),
+            last.nickname.as_str(),
+            last.club.as_str(),
+            last.id_made
+        ),
+        (
+            21,
+            "aleksandra-konstantinopolskaya",
+            "Александра-Константинопольская",
+            "Клуб «1»",
+            true
+        )
+    );
+    assert_eq!(preview.rows[0].id, "igrok-1");
+    assert_eq!(
+        o.get("", "cup").await.unwrap().players,
+        0,
+        "a preview stores nothing"
+    );
+
+    o.c.register_players_csv(as_caller("org-token", csv_request("cup", file.clone())))
+        .await
+        .unwrap();
+    let detail: serde_json::Value =
+        serde_json::from_str(&o.get("org-token", "cup").await.unwrap().detail_json).unwrap();
+    let ids: Vec<&str> = detail["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["player"]["id"].as_str().unwrap())
+        .collect();
+    let previewed: Vec<&str> = preview.rows.iter().map(|r| r.id.as_str()).collect();
+    let mut sorted = previewed.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "registered under the ids the preview showed");
+
+    // The same file again: every line is a player already registered.
+    let again =
+        o.c.preview_players_csv(as_caller("org-token", csv_request("cup", file)))
+            .await
+            .unwrap()
+            .into_inner();
+    assert_eq!(again.errors, 20);
+    assert!(
+        again.rows[0].error.contains("already registered"),
+        "{:?}",
+        again.rows[0]
+    );
+    assert!(
+        again.rows[0].error_ru.contains("уже зарегистрирован"),
+        "{:?}",
+        again.rows[0]
+    );
+    o.running.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_broken_line_is_named_in_the_preview_and_registering_stores_nothing() {
+    let mut o = Office::start().await;
+    o.create("org-token", &spec_json("cup", "Cup"))
+        .await
+        .unwrap();
+    let one = r#"{"type":"register_player","player":{"id":"ann","nickname":"Ann"}}"#;
+    o.cmd("org-token", "cup", one).await.unwrap();
+    // UTF-8 with a BOM, `,`-separated, an id column that is sometimes empty.
+    let mut file = vec![0xEF, 0xBB, 0xBF];
+    file.extend_from_slice(
+        "id,nickname,club\r\nb1,Bob,\r\n,Bob,Red\r\nc1;Carl;Blue\r\n,ANN,\r\nd1,,\r\n,Dan,\r\n\"e1,Eve\r\n".as_bytes(),
+    );
+    let preview =
+        o.c.preview_players_csv(as_caller("org-token", csv_request("cup", file.clone())))
+            .await
+            .unwrap()
+            .into_inner();
+    assert_eq!(preview.encoding, "utf-8 with BOM");
+    let lines: Vec<(u32, &str)> = preview
+        .rows
+        .iter()
+        .map(|r| (r.line, r.error.as_str()))
+        .collect();
+    assert_eq!(lines[0], (2, ""));
+    assert!(
+        lines[1].1.contains("nickname \"Bob\" is on line 2 too"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2].1.contains("is the file `;`-separated?"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[3].1.contains("already registered (player ann)"),
+        "{lines:?}"
+    );
+    assert!(lines[4].1.contains("nickname is empty"), "{lines:?}");
+    assert_eq!(lines[5], (7, ""));
+    assert_eq!(preview.rows[5].id, "dan");
+    assert!(preview.rows[5].id_made);
+    assert!(lines[6].1.contains("quote not closed"), "{lines:?}");
+    assert_eq!(preview.errors, 5);
+    assert!(preview
+        .rows
+        .iter()
+        .all(|r| r.error.is_empty() == r.error_ru.is_empty()));
+
+    let before = o.get("org-token", "cup").await.unwrap();
+    let e =
+        o.c.register_players_csv(as_caller("org-token", csv_request("cup", file)))
+            .await
+            .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(
+        e.message().starts_with("players CSV line 3: nickname"),
+        "{e:?}"
+    );
+    assert_eq!(
+        o.get("org-token", "cup").await.unwrap(),
+        before,
+        "nothing stored"
+    );
+    // A nickname already registered is the tournament's refusal.
+    let e =
+        o.c.register_players_csv(as_caller(
+            "org-token",
+            csv_request("cup", b"nickname\nann\n".to_vec()),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(
+        e.message().contains("line 2") && e.message().contains("already registered"),
+        "{e:?}"
+    );
+    o.running.shutdown().await;
+}

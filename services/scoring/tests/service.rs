@@ -397,7 +397,7 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
             "org-token",
             RegisterPlayersCsvRequest {
                 tournament: "cup".into(),
-                csv: "p21,New\np22\n".into(),
+                csv: "p21,New\np22,,\n".into(),
                 csv_bytes: Vec::new(),
             },
         ))
