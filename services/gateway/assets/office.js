@@ -30,7 +30,7 @@ const I18N = {
     created: "Tournament %s created.", startsOn: "Starts on", endsOn: "Ends on", dates: "Dates", yes: "yes", no: "no",
     csv: "Players from a file", csvHelp: "Paste the list or choose the file as Excel or Google Sheets saves it: “,” or “;”, UTF-8 or Windows-1251. Columns: id (optional), nickname, club, photo URL.",
     file: "File", preview: "Preview", register: "Register these players", encoding: "Read as %s, separated by “%s”.",
-    broken: "%s broken line(s): nothing is stored until every line is fixed.", previewOk: "%s players, no broken line.", line: "Line", madeId: "made from the nickname", error: "Problem",
+    broken: "%s broken line(s) (line %s): nothing is stored until every line is fixed.", previewOk: "%s players, no broken line.", line: "Line", madeId: "made from the nickname", error: "Problem",
     registered: "%s players registered.", roster: "Registered players", nickname: "Nickname", club: "Club", photo: "Photo URL", status: "Status",
     withdrawn: "withdrawn", active: "playing", edit: "Edit", withdraw: "Withdraw", save: "Save", cancel: "Cancel",
     addPlayer: "Add a player", add: "Add", editNote: "A registered player cannot be changed in the model: edit shows his data; to fix it, withdraw him and register him again under a new id.",
@@ -72,7 +72,7 @@ const I18N = {
     created: "Турнир %s создан.", startsOn: "Начало", endsOn: "Окончание", dates: "Даты", yes: "да", no: "нет",
     csv: "Игроки из файла", csvHelp: "Вставьте список или выберите файл, как его сохраняет Excel или Google Таблицы: «,» или «;», UTF-8 или Windows-1251. Колонки: код (необязательно), ник, клуб, ссылка на фото.",
     file: "Файл", preview: "Проверить", register: "Зарегистрировать игроков", encoding: "Прочитан как %s, разделитель «%s».",
-    broken: "Ошибочных строк: %s. Ничего не сохранится, пока все строки не исправлены.", previewOk: "Игроков: %s, ошибок нет.", line: "Строка", madeId: "из ника", error: "Ошибка",
+    broken: "Ошибочных строк: %s (строка %s). Ничего не сохранится, пока все строки не исправлены.", previewOk: "Игроков: %s, ошибок нет.", line: "Строка", madeId: "из ника", error: "Ошибка",
     registered: "Зарегистрировано игроков: %s.", roster: "Зарегистрированные игроки", nickname: "Ник", club: "Клуб", photo: "Ссылка на фото", status: "Статус",
     withdrawn: "снят", active: "играет", edit: "Изменить", withdraw: "Снять", save: "Сохранить", cancel: "Отмена",
     addPlayer: "Добавить игрока", add: "Добавить", editNote: "Зарегистрированного игрока в модели изменить нельзя: здесь видны его данные; чтобы исправить, снимите его и зарегистрируйте под новым кодом.",
@@ -401,7 +401,8 @@ async function playersScreen() {
   const preview = async () => {
     S.csvBytes = await bytesNow();
     S.preview = await act(() => scoring("PreviewPlayersCsv", "mafia.v1.RegisterPlayersCsvRequest", { tournament: S.tournament, csv_bytes: S.csvBytes }, "mafia.v1.PlayersCsvPreview"),
-      (p) => p.errors ? tr("broken", p.errors) : tr("previewOk", p.rows.length)).catch(() => null);
+      (p) => p.errors ? "" : tr("previewOk", p.rows.length)).catch(() => null);
+    if (S.preview && S.preview.errors) note(brokenText(S.preview), true);
     render();
   };
   const register = async () => {
@@ -412,12 +413,13 @@ async function playersScreen() {
     S.preview = null; S.csvBytes = null;
     render();
   };
+  const brokenText = (p) => tr("broken", p.errors, p.rows.filter((r) => r.error).map((r) => r.line).slice(0, 20).join(", "));
   const p = S.preview;
   const previewBox = p ? h("div#preview", { dataset: { errors: p.errors, rows: p.rows.length } },
-    h("p", {}, tr("encoding", p.encoding, p.separator), " ", h("strong", { className: p.errors ? "bad" : "ok" }, p.errors ? tr("broken", p.errors) : tr("previewOk", p.rows.length))),
+    h("p", {}, tr("encoding", p.encoding, p.separator), " ", h("strong", { className: p.errors ? "bad" : "ok" }, p.errors ? brokenText(p) : tr("previewOk", p.rows.length))),
     h("div.scroll", {}, h("table", {}, h("thead", {}, h("tr", {}, [tr("line"), tr("id"), tr("nickname"), tr("club"), tr("photo"), tr("error")].map((x) => h("th", {}, x)))),
       h("tbody", {}, p.rows.map((r) => h("tr", { className: r.error ? "broken" : "", dataset: { line: r.line } },
-        h("td.num", {}, r.line), h("td", {}, h("code", {}, r.id), r.id_made ? h("small", {}, ` (${tr("madeId")})`) : null),
+        h("td.num", {}, r.line), h("td", {}, h("code", {}, r.id), r.id_made && r.id ? h("small", {}, ` (${tr("madeId")})`) : null),
         h("td", {}, r.nickname), h("td", {}, r.club), h("td.url", {}, r.photo_url), h("td.err", {}, S.lang === "ru" && r.error_ru ? r.error_ru : r.error)))))),
     h("button#register.primary", { type: "button", disabled: p.errors > 0 || !p.rows.length, onclick: register }, tr("register"))) : null;
   return h("div.screen", {},
