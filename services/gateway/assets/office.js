@@ -291,7 +291,7 @@ async function tournamentsScreen() {
   return h("div.screen", {},
     h("section.card", {}, h("h2", {}, tr("list")),
       h("label.inline", {}, h("input", { type: "checkbox", checked: S.showArchived, onchange: (e) => { S.showArchived = e.target.checked; render(); } }), tr("archived")),
-      list.length ? h("table#tournaments", {}, h("thead", {}, h("tr", {}, [tr("name"), tr("rules"), tr("scheme"), tr("players"), tr("scored"), ""].map((x) => h("th", {}, x)))), h("tbody", {}, rows)) : h("p", {}, tr("none"))),
+      list.length ? h("div.scroll", {}, h("table#tournaments", {}, h("thead", {}, h("tr", {}, [tr("name"), tr("rules"), tr("scheme"), tr("players"), tr("scored"), ""].map((x) => h("th", {}, x)))), h("tbody", {}, rows))) : h("p", {}, tr("none"))),
     createForm());
 }
 async function openTournament(id) {
@@ -510,13 +510,13 @@ async function judgesScreen() {
   const when = (ms) => ms ? new Date(ms).toLocaleString(S.lang === "ru" ? "ru-RU" : "en-GB") : "";
   return h("div.screen", {},
     h("section.card", {}, h("h2", {}, tr("judges")),
-      v.judges.length ? h("table#judges", {}, h("thead", {}, h("tr", {}, [tr("judgeId"), tr("judgeName"), tr("tablesOf"), tr("creds")].map((x) => h("th", {}, x)))),
+      v.judges.length ? h("div.scroll", {}, h("table#judges", {}, h("thead", {}, h("tr", {}, [tr("judgeId"), tr("judgeName"), tr("tablesOf"), tr("creds")].map((x) => h("th", {}, x)))),
         h("tbody", {}, v.judges.map((j) => {
           const c = live(j.id);
           return h("tr", { dataset: { judge: j.id } }, h("td", {}, h("code", {}, j.id)), h("td", {}, j.name), h("td", {}, tablesOf(j.id).join(", ")),
             h("td.actions", {}, c ? h("button", { type: "button", onclick: async () => { await act(async () => { await revoke(c); await issue(j); }).catch(() => {}); render(); } }, tr("reissue"))
               : h("button.issue", { type: "button", onclick: async () => { await act(() => issue(j)).catch(() => {}); render(); } }, tr("issue"))));
-        }))) : h("p", {}, tr("none")),
+        })))) : h("p", {}, tr("none")),
       h("form#add-judge.row", {
         onsubmit: async (e) => { e.preventDefault(); await act(() => command({ type: "add_judge", judge: { id: jid.value.trim() || idFrom(jname.value), name: jname.value.trim() } })).catch(() => {}); render(); },
       }, h("label", {}, tr("judgeName"), jname), h("label", {}, tr("judgeId"), jid), h("button", { type: "submit" }, tr("addJudge")))),
