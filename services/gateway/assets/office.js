@@ -47,8 +47,9 @@ const I18N = {
     swapHelp: "Click two seats to swap them; the seating is checked again before it can be published.", problems: "Rules this seating breaks", noProblems: "Breaks no rule.",
     publish: "Publish the seating", published: "Round %s seated.", seated: "Seated rounds", openRound: "Open the round on the referee", opened: "Opened: %s",
     judgeOf: "Judge", seat: "Seat", table: "Table", noStage: "Add a stage first (Tournaments or Stages tab).",
-    advance: "Advance the top N into the next stage", topN: "Top N", fromStage: "From", toStage: "Into", showTop: "Show the top N",
-    advanceNote: "The model seats every registered player still playing. To seat only these in the next stage, withdraw the others (the list below) first; this is not one command yet.",
+    advance: "Advance the top N into the next stage", topN: "Top N", toStage: "Into", showTop: "Show the top N",
+    advanceSeat: "Seat them into round 1", advanceSize: "%s players fill %s: choose that many.",
+    advanceNote: "Ranked by the standings now (a tie waiting for a lot is broken by the list's order: draw the lot first). Tables by rank, seat numbers drawn; then check, swap and publish in Seating.",
     standings: "Standings", standingsCsv: "Standings CSV", standingsJson: "Standings JSON", gamesCsv: "Games CSV", gamesJson: "Games JSON", seatingSheet: "Seating sheet (HTML)", protocols: "Game protocols",
     screens: "Screens", placeholder: "This panel is not installed on this gateway yet.",
   },
@@ -89,8 +90,9 @@ const I18N = {
     swapHelp: "Нажмите на два места, чтобы поменять их; рассадка проверяется заново до публикации.", problems: "Нарушенные правила", noProblems: "Правила не нарушены.",
     publish: "Опубликовать рассадку", published: "Тур %s рассажен.", seated: "Рассаженные туры", openRound: "Открыть тур у рефери", opened: "Открыты: %s",
     judgeOf: "Судья", seat: "Место", table: "Стол", noStage: "Сначала добавьте этап (вкладка «Турниры» или «Этапы»).",
-    advance: "Вывести лучших N в следующий этап", topN: "Лучших", fromStage: "Из", toStage: "В", showTop: "Показать лучших N",
-    advanceNote: "Модель сажает всех зарегистрированных и не снятых игроков. Чтобы в следующем этапе сидели только эти, сначала снимите остальных (список ниже); одной командой этого пока нет.",
+    advance: "Вывести лучших N в следующий этап", topN: "Лучших", toStage: "В", showTop: "Показать лучших N",
+    advanceSeat: "Рассадить их в 1-й тур", advanceSize: "%s игроков заполняют этап «%s»: выберите столько.",
+    advanceNote: "По текущей таблице (равенство, ждущее жребия, решается порядком списка: сначала проведите жребий). Столы по месту, номера по жребию; затем проверка, обмен и публикация во вкладке «Рассадка».",
     standings: "Таблица", standingsCsv: "Таблица CSV", standingsJson: "Таблица JSON", gamesCsv: "Игры CSV", gamesJson: "Игры JSON", seatingSheet: "Лист рассадки (HTML)", protocols: "Протоколы игр",
     screens: "Экраны", placeholder: "Эта панель на этом шлюзе ещё не установлена.",
   },
@@ -661,7 +663,22 @@ async function stagesScreen() {
   const v = S.view;
   const f = { id: h("input#s-id", { required: true, maxLength: 40 }), name: h("input#s-name", { required: true }), rounds: h("input", { type: "number", min: 1, value: 2 }), tables: h("input", { type: "number", min: 1, value: 1 }), coef: h("input", { type: "number", step: 0.001, min: 0.1, value: 1.3 }) };
   const n = h("input#top-n", { type: "number", min: 1, value: 10 });
-  const from = h("select", {}, v.stages.map((s) => h("option", { value: s.id }, s.name)));
+  const into = h("select#to-stage", {}, v.stages.map((s, i) => h("option", { value: s.id, selected: i === v.stages.length - 1 }, s.name)));
+  // The top N seated into round 1 of the next stage: spread over its
+  // tables by rank (a snake, so each table gets strong and weaker
+  // players), seat numbers drawn; the proposal then goes to the Seating
+  // tab, where PlanSeating checks it and it can be swapped and published.
+  const advance = async () => {
+    const stage = v.stages.find((s) => s.id === into.value);
+    const top = S.top.rows.slice(0, S.top.n).map((r) => r.player);
+    if (top.length !== stage.tables * 10) return note(tr("advanceSize", stage.tables * 10, stage.name), true);
+    const tables = Array.from({ length: stage.tables }, (_, i) => ({ table: i + 1, seats: [], judge: null }));
+    top.forEach((p, i) => { const lap = Math.floor(i / stage.tables), k = i % stage.tables; tables[lap % 2 ? stage.tables - 1 - k : k].seats.push(p); });
+    for (const t of tables) for (let i = t.seats.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [t.seats[i], t.seats[j]] = [t.seats[j], t.seats[i]]; }
+    S.seatStage = stage.id; S.seatRound = 1; S.picked = null;
+    await act(() => plan(tables)).catch(() => {});
+    S.tab = "seating"; render();
+  };
   const showTop = async () => {
     const r = await act(() => scoring("GetStandings", "mafia.v1.TournamentRef", { tournament: S.tournament }, "mafia.v1.StandingsReply")).catch(() => null);
     if (!r) return;
@@ -681,9 +698,10 @@ async function stagesScreen() {
           render();
         },
       }, h("label", {}, tr("id"), f.id), h("label", {}, tr("name"), f.name), h("label", {}, tr("rounds"), f.rounds), h("label", {}, tr("tables"), f.tables), h("label", {}, tr("coefficient"), f.coef), h("button", { type: "submit" }, tr("addStage")))),
-    h("section.card", {}, h("h2", {}, tr("advance")), h("div.row", {}, h("label", {}, tr("fromStage"), from), h("label", {}, tr("topN"), n), h("button", { type: "button", onclick: showTop }, tr("showTop"))),
-      S.top ? h("div", {}, h("p.help", {}, tr("advanceNote")), h("ol#top", {}, S.top.rows.slice(0, S.top.n).map((x) => h("li", {}, `${x.nickname} — ${x.points.total}`))),
-        h("details", {}, h("summary", {}, `${S.top.rows.length - Math.min(S.top.n, S.top.rows.length)} ${tr("withdraw").toLowerCase()}`), h("ul", {}, S.top.rows.slice(S.top.n).map((x) => h("li", {}, x.nickname))))) : null));
+    h("section.card", {}, h("h2", {}, tr("advance")), h("div.row", {}, h("label", {}, tr("topN"), n), h("button", { type: "button", onclick: showTop }, tr("showTop"))),
+      S.top ? h("div", {}, h("ol#top", {}, S.top.rows.slice(0, S.top.n).map((x) => h("li", {}, `${x.nickname} — ${x.points.total}`))),
+        h("div.row", {}, h("label", {}, tr("toStage"), into), h("button#advance.primary", { type: "button", onclick: advance }, tr("advanceSeat"))),
+        h("p.help", {}, tr("advanceNote"))) : null));
 }
 
 // ---------------------------------------------------------------- exports
