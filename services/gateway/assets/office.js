@@ -698,7 +698,7 @@ async function stagesScreen() {
           render();
         },
       }, h("label", {}, tr("id"), f.id), h("label", {}, tr("name"), f.name), h("label", {}, tr("rounds"), f.rounds), h("label", {}, tr("tables"), f.tables), h("label", {}, tr("coefficient"), f.coef), h("button", { type: "submit" }, tr("addStage")))),
-    h("section.card", {}, h("h2", {}, tr("advance")), h("div.row", {}, h("label", {}, tr("topN"), n), h("button", { type: "button", onclick: showTop }, tr("showTop"))),
+    h("section.card", {}, h("h2", {}, tr("advance")), h("div.row", {}, h("label", {}, tr("topN"), n), h("button#show-top", { type: "button", onclick: showTop }, tr("showTop"))),
       S.top ? h("div", {}, h("ol#top", {}, S.top.rows.slice(0, S.top.n).map((x) => h("li", {}, `${x.nickname} — ${x.points.total}`))),
         h("div.row", {}, h("label", {}, tr("toStage"), into), h("button#advance.primary", { type: "button", onclick: advance }, tr("advanceSeat"))),
         h("p.help", {}, tr("advanceNote"))) : null));

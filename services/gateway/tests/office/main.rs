@@ -439,6 +439,30 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
     page.wait("window.__office.view.players.filter(p => p.withdrawn).length === 1")
         .await;
 
+    // A final: the top 10 advanced into its round 1 as a proposal,
+    // checked, and published.
+    page.click("nav#tabs [data-tab=stages]").await;
+    set_value(&page, "#s-id", "final").await;
+    set_value(&page, "#s-name", "Финал").await;
+    page.click("#add-stage button[type=submit]").await;
+    page.wait("window.__office.view.stages.length === 2 && document.querySelector('#top-n')")
+        .await;
+    page.click("#show-top").await;
+    page.wait("document.querySelectorAll('#top li').length === 10")
+        .await;
+    page.click("#advance").await;
+    page.wait("document.body.dataset.screen === 'seating' && window.__office.plan && window.__office.seatStage === 'final' && document.querySelector('#plan')")
+        .await;
+    assert_eq!(
+        page.eval("document.querySelector('#plan').dataset.problems")
+            .await,
+        json!("0")
+    );
+    shots(&page, "final-plan").await;
+    page.click("#publish").await;
+    page.wait("window.__office.view.rounds.some(r => r.stage === 'final')")
+        .await;
+
     page.goto(&stack.url("/?lang=ru")).await;
     page.wait("document.querySelectorAll('[data-tournament=ocup] ul.games li').length === 2")
         .await;
