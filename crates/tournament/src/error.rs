@@ -115,6 +115,12 @@ pub enum TournamentError {
         b: PlayerId,
         table: u32,
     },
+    #[error("{a} and {b} sit at table {table}, a pair the tournament keeps apart (separate)")]
+    SeparatePairSeated {
+        a: PlayerId,
+        b: PlayerId,
+        table: u32,
+    },
     #[error("game {0} was annulled for a replay")]
     GameAnnulled(GameId),
     #[error("game {game} is a second game at its table: a table plays one game a round, and another only when an appeal annulled its game {previous} for a replay (rfm §7.2)")]

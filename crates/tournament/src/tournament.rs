@@ -838,11 +838,33 @@ impl Tournament {
         round: u32,
         tables: &[SeatedTable],
     ) -> Result<(), TournamentError> {
-        let st = self
-            .stage(stage)
-            .ok_or_else(|| TournamentError::UnknownStage(stage.clone()))?;
+        match self
+            .seating_problems(stage, round, tables)
+            .into_iter()
+            .next()
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every rule a round's seating breaks, in a fixed order: the stage and
+    /// round, then table by table (its number, its 10 seats, its judge,
+    /// each player registered, not withdrawn, at one table), then the
+    /// `separate` pairs seated together. `SeatRound` refuses with the
+    /// first; the office's seating plan names them all.
+    pub fn seating_problems(
+        &self,
+        stage: &StageId,
+        round: u32,
+        tables: &[SeatedTable],
+    ) -> Vec<TournamentError> {
+        let Some(st) = self.stage(stage) else {
+            return vec![TournamentError::UnknownStage(stage.clone())];
+        };
+        let mut out = Vec::new();
         if round == 0 || round > st.rounds {
-            return Err(TournamentError::RoundOutOfRange {
+            out.push(TournamentError::RoundOutOfRange {
                 stage: stage.clone(),
                 round,
                 rounds: st.rounds,
@@ -853,42 +875,44 @@ impl Tournament {
             .keys()
             .any(|g| &g.stage == stage && g.round == round)
         {
-            return Err(TournamentError::RoundAlreadyUnderway {
+            out.push(TournamentError::RoundAlreadyUnderway {
                 stage: stage.clone(),
                 round,
             });
         }
         if tables.is_empty() {
-            return Err(TournamentError::NoTables);
+            out.push(TournamentError::NoTables);
         }
         let mut table_nos = BTreeSet::new();
         let mut at_table: BTreeMap<&PlayerId, u32> = BTreeMap::new();
         for t in tables {
             if t.table == 0 || t.table > st.tables {
-                return Err(TournamentError::TableOutOfRange {
+                out.push(TournamentError::TableOutOfRange {
                     stage: stage.clone(),
                     table: t.table,
                     tables: st.tables,
                 });
             }
             if !table_nos.insert(t.table) {
-                return Err(TournamentError::TableTwice(t.table));
+                out.push(TournamentError::TableTwice(t.table));
             }
             if !t.is_full() {
-                return Err(TournamentError::TableNotFull {
+                out.push(TournamentError::TableNotFull {
                     table: t.table,
                     seats: t.seats.len(),
                 });
             }
             if let Some(j) = &t.judge {
                 if !self.judges.contains_key(j) {
-                    return Err(TournamentError::UnknownJudge(j.clone()));
+                    out.push(TournamentError::UnknownJudge(j.clone()));
                 }
             }
             for p in &t.seats {
-                self.active_player(p)?;
+                if let Err(e) = self.active_player(p) {
+                    out.push(e);
+                }
                 if let Some(first) = at_table.insert(p, t.table) {
-                    return Err(TournamentError::PlayerAtTwoTables {
+                    out.push(TournamentError::PlayerAtTwoTables {
                         player: p.clone(),
                         round,
                         first,
@@ -897,7 +921,23 @@ impl Tournament {
                 }
             }
         }
-        Ok(())
+        for rule in self
+            .pair_rules
+            .iter()
+            .filter(|r| r.kind == PairKind::Separate)
+        {
+            let table = |p: &PlayerId| tables.iter().find(|t| t.seats.contains(p)).map(|t| t.table);
+            if let (Some(ta), Some(tb)) = (table(&rule.a), table(&rule.b)) {
+                if ta == tb {
+                    out.push(TournamentError::SeparatePairSeated {
+                        a: rule.a.clone(),
+                        b: rule.b.clone(),
+                        table: ta,
+                    });
+                }
+            }
+        }
+        out
     }
 
     fn check_facts(&self, game: &GameId, facts: &GameFacts) -> Result<(), TournamentError> {

@@ -8,7 +8,7 @@ use crate::roster;
 use crate::store::{Store, StoreError};
 use mafia_access::{Caller, Scope};
 use mafia_proto::v1::{
-    ListTournamentsReply, PlayersCsvPreview, PlayersCsvRow, RegisterPlayersCsvRequest,
+    ListTournamentsReply, PlayersCsvPreview, PlayersCsvRow, RegisterPlayersCsvRequest, SeatingPlan,
     TournamentSummary,
 };
 use mafia_tournament::{Actor, Player, Tournament};
@@ -202,4 +202,23 @@ pub fn players(
         });
     }
     Ok(rows.iter().map(|r| (r.row.line, r.player())).collect())
+}
+
+fn to_json(v: serde_json::Result<String>) -> Result<String, Status> {
+    v.map_err(|e| Status::internal(e.to_string()))
+}
+
+/// A seating plan on the wire: metrics that cannot be computed (the
+/// proposal is not a seating) are empty strings.
+pub fn seating_plan(plan: crate::seat_round::Plan) -> Result<SeatingPlan, Status> {
+    let optional = |m: &Option<mafia_seating::Metrics>| match m {
+        Some(m) => to_json(serde_json::to_string(m)),
+        None => Ok(String::new()),
+    };
+    Ok(SeatingPlan {
+        tables_json: to_json(serde_json::to_string(&plan.tables))?,
+        metrics_json: optional(&plan.metrics)?,
+        random_metrics_json: optional(&plan.random)?,
+        problems: plan.problems,
+    })
 }

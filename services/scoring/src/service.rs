@@ -18,7 +18,8 @@ use mafia_proto::v1::{
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::{
-    history, NewTournament, PlayerId, TournamentCommand, TournamentError, TournamentEvent,
+    history, NewTournament, PlayerId, SeatedTable, TournamentCommand, TournamentError,
+    TournamentEvent,
 };
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -57,6 +58,11 @@ pub fn status(e: StoreError) -> Status {
 fn tournament_id(s: &str) -> Result<TournamentId, Status> {
     s.parse()
         .map_err(|e| Status::invalid_argument(format!("tournament id {s:?}: {e}")))
+}
+
+fn stage_id(s: &str) -> Result<mafia_record::StageId, Status> {
+    s.parse()
+        .map_err(|e| Status::invalid_argument(format!("stage {s:?}: {e}")))
 }
 
 fn reply(events: &[TournamentEvent], version: u64) -> CommandReply {
@@ -125,10 +131,7 @@ impl ScoringService {
         let caller = authenticate(&self.tokens, req.metadata())?;
         let r = req.into_inner();
         let id = tournament_id(&r.tournament)?;
-        let stage: mafia_record::StageId = r
-            .stage
-            .parse()
-            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let stage = stage_id(&r.stage)?;
         let policies: Vec<mafia_seating::PairPolicy> = match r.policies_json.trim() {
             "" => Vec::new(),
             json => serde_json::from_str(json)
@@ -171,10 +174,7 @@ impl ScoringService {
         let caller = authenticate(&self.tokens, req.metadata())?;
         let r = req.into_inner();
         let id = tournament_id(&r.tournament)?;
-        let stage: mafia_record::StageId = r
-            .stage
-            .parse()
-            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let stage = stage_id(&r.stage)?;
         let link = self.referee.as_ref().ok_or_else(|| {
             Status::failed_precondition(
                 "no referee configured: start the service with --referee-url and --referee-token",
@@ -404,9 +404,34 @@ impl Scoring for ScoringService {
 
     async fn plan_seating(
         &self,
-        _req: Request<PlanSeatingRequest>,
+        req: Request<PlanSeatingRequest>,
     ) -> Result<Response<SeatingPlan>, Status> {
-        Err(Status::unimplemented("PlanSeating is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        let stage = stage_id(&r.stage)?;
+        let proposal: Option<Vec<SeatedTable>> = match r.tables_json.trim() {
+            "" => None,
+            json => Some(
+                serde_json::from_str(json)
+                    .map_err(|e| Status::invalid_argument(format!("tables_json: {e}")))?,
+            ),
+        };
+        let h = self.store.get(&id).await.map_err(status)?;
+        let t = h.lock().await.tournament.clone();
+        // Who may seat these tables (or, generating, the whole round).
+        let probe = TournamentCommand::SeatRound {
+            stage: stage.clone(),
+            round: r.round,
+            tables: proposal.clone().unwrap_or_default(),
+        };
+        actor_for(&caller, &t, &probe)?;
+        let plan = tokio::task::spawn_blocking(move || {
+            crate::seat_round::plan(&t, &stage, r.round, r.seed, proposal)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("seating plan: {e}")))??;
+        crate::office::seating_plan(plan).map(Response::new)
     }
 
     async fn issue_credential(

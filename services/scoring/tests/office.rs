@@ -374,3 +374,155 @@ async fn every_broken_line_is_named_in_the_preview_and_registering_stores_nothin
     );
     o.running.shutdown().await;
 }
+
+fn plan_request(tables_json: &str) -> mafia_proto::v1::PlanSeatingRequest {
+    mafia_proto::v1::PlanSeatingRequest {
+        tournament: "cup".into(),
+        stage: "main".into(),
+        round: 1,
+        seed: 7,
+        tables_json: tables_json.into(),
+    }
+}
+
+/// "cup" with its pair rule: p01 and p02 never at one table.
+async fn cup_keeping_p01_from_p02() -> Office {
+    let mut o = Office::start().await;
+    o.cup().await;
+    let rules = r#"{"type":"set_pair_rules","rules":[{"kind":"separate","a":"p01","b":"p02"}]}"#;
+    o.cmd("org-token", "cup", rules).await.unwrap();
+    o
+}
+
+#[tokio::test]
+async fn a_seating_plan_is_the_generated_round_measured_beside_a_random_one() {
+    let mut o = cup_keeping_p01_from_p02().await;
+    let version = o.get("", "cup").await.unwrap().version;
+    let plan =
+        o.c.plan_seating(as_caller("chief-token", plan_request("")))
+            .await
+            .unwrap()
+            .into_inner();
+    assert!(plan.problems.is_empty(), "{:?}", plan.problems);
+    let tables: Vec<mafia_tournament::SeatedTable> =
+        serde_json::from_str(&plan.tables_json).unwrap();
+    assert_eq!(tables.len(), 2);
+    let metrics: serde_json::Value = serde_json::from_str(&plan.metrics_json).unwrap();
+    let random: serde_json::Value = serde_json::from_str(&plan.random_metrics_json).unwrap();
+    assert_eq!(
+        (metrics["players"].as_u64(), metrics["rounds"].as_u64()),
+        (Some(20), Some(1))
+    );
+    assert_eq!(metrics["separate_violations"], 0);
+    assert_eq!(random["rounds"], 1);
+    assert_eq!(
+        o.get("", "cup").await.unwrap().version,
+        version,
+        "a plan stores nothing"
+    );
+
+    // Published as planned, it is what SeatRound itself seats from that seed.
+    let req = mafia_proto::v1::SeatRoundRequest {
+        tournament: "cup".into(),
+        stage: "main".into(),
+        round: 1,
+        seed: 7,
+        policies_json: String::new(),
+    };
+    let seated =
+        o.c.seat_round(as_caller("org-token", req))
+            .await
+            .unwrap()
+            .into_inner();
+    let event: serde_json::Value = serde_json::from_str(&seated.events_json[0]).unwrap();
+    assert_eq!(event["tables"], serde_json::to_value(&tables).unwrap());
+
+    for token in ["", "named-j1-token"] {
+        let e =
+            o.c.plan_seating(as_caller(token, plan_request("")))
+                .await
+                .unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{token}: {e:?}");
+    }
+    o.running.shutdown().await;
+}
+
+/// Round 1 as `seat_round` takes it: p01..p10 at table 1, p11..p20 at 2.
+fn by_hand() -> Vec<serde_json::Value> {
+    (0..2)
+        .map(|t| {
+            let seats: Vec<String> = (1..=10).map(|n| format!("p{:02}", t * 10 + n)).collect();
+            serde_json::json!({"table": t + 1, "seats": seats, "judge": format!("j{}", t + 1)})
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike() {
+    let mut o = cup_keeping_p01_from_p02().await;
+    // A seating whose only fault is the separate pair at table 1.
+    let tables = serde_json::to_string(&by_hand()).unwrap();
+    let plan =
+        o.c.plan_seating(as_caller("org-token", plan_request(&tables)))
+            .await
+            .unwrap()
+            .into_inner();
+    assert_eq!(
+        plan.problems,
+        ["p01 and p02 sit at table 1, a pair the tournament keeps apart (separate)"]
+    );
+    let metrics: serde_json::Value = serde_json::from_str(&plan.metrics_json).unwrap();
+    assert_eq!(metrics["separate_violations"], 1);
+    let seat = format!(r#"{{"type":"seat_round","stage":"main","round":1,"tables":{tables}}}"#);
+    let e = o.cmd("org-token", "cup", &seat).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert_eq!(e.message(), plan.problems[0], "the same text");
+
+    // Everything at once: a withdrawn player, one twice, one unknown, a
+    // table of 9, a table the stage does not have, an unknown judge.
+    o.cmd(
+        "org-token",
+        "cup",
+        r#"{"type":"withdraw_player","player":"p20"}"#,
+    )
+    .await
+    .unwrap();
+    let mut t = by_hand();
+    t[0]["seats"][0] = "p03".into();
+    t[0]["seats"][1] = "zed".into();
+    t[1]["seats"].as_array_mut().unwrap().pop();
+    t[1]["judge"] = "nobody".into();
+    t.push(serde_json::json!({"table": 3, "seats": by_hand()[1]["seats"].clone()}));
+    let plan =
+        o.c.plan_seating(as_caller(
+            "org-token",
+            plan_request(&serde_json::to_string(&t).unwrap()),
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let all = plan.problems.join("\n");
+    for named in [
+        "player p03 is seated at tables 1 and 1",
+        "player zed is not registered",
+        "table 2 has 9 seats; a table seats 10",
+        "judge nobody is not registered",
+        "player p20 has withdrawn",
+        "there is no table 3",
+    ] {
+        assert!(all.contains(named), "{named:?} not in\n{all}");
+    }
+    assert!(plan.metrics_json.is_empty(), "not a seating: no metrics");
+    let seat = format!(
+        r#"{{"type":"seat_round","stage":"main","round":1,"tables":{}}}"#,
+        serde_json::to_string(&t).unwrap()
+    );
+    let e = o.cmd("org-token", "cup", &seat).await.unwrap_err();
+    assert_eq!(e.message(), plan.problems[0]);
+    let e =
+        o.c.plan_seating(as_caller("org-token", plan_request("[{]")))
+            .await
+            .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    o.running.shutdown().await;
+}
