@@ -34,9 +34,11 @@ const I18N = {
     registered: "%s players registered.", roster: "Registered players", nickname: "Nickname", club: "Club", photo: "Photo URL", status: "Status",
     withdrawn: "withdrawn", active: "playing", edit: "Edit", withdraw: "Withdraw", save: "Save", cancel: "Cancel",
     addPlayer: "Add a player", add: "Add", editNote: "A registered player cannot be changed in the model: edit shows his data; to fix it, withdraw him and register him again under a new id.",
-    withdrawTitle: "Withdraw %s?", withdrawNone: "He is seated in no round still to play.",
-    withdrawSeated: "He is seated in rounds still to play: %s. Those seats stay empty until the round is re-seated; a round already opened keeps him.",
-    withdrawCount: "%s players remain for %s seats a round.", confirmWithdraw: "Withdraw",
+    withdrawTitle: "Withdraw %s?", withdrawNone: "He is seated in no round not opened yet.",
+    withdrawPlaying: "He is playing now: %s. That game goes on with him and counts.",
+    withdrawSeated: "He is seated in rounds not opened yet: %s. Re-seat them (Seating) before opening: his seat would stay empty.",
+    withdrawCount: "%s players remain.", withdrawShort: "Too few for the rounds still to seat of: %s players a round. Add a player or change the stage before seating them.",
+    withdrawFits: "They still fill every round still to seat.", confirmWithdraw: "Withdraw",
     pairs: "Pair rules", pairsHelp: "Separate: never at one table (team-mates, relatives). Avoid: as rarely as possible.",
     separate: "separate", avoid: "avoid", savePairs: "Save the pair rules", pairsSaved: "Pair rules saved.",
     judges: "Judges", addJudge: "Add a judge", judgeId: "Judge id", judgeName: "Name", tablesOf: "Tables",
@@ -77,9 +79,11 @@ const I18N = {
     registered: "Зарегистрировано игроков: %s.", roster: "Зарегистрированные игроки", nickname: "Ник", club: "Клуб", photo: "Ссылка на фото", status: "Статус",
     withdrawn: "снят", active: "играет", edit: "Изменить", withdraw: "Снять", save: "Сохранить", cancel: "Отмена",
     addPlayer: "Добавить игрока", add: "Добавить", editNote: "Зарегистрированного игрока в модели изменить нельзя: здесь видны его данные; чтобы исправить, снимите его и зарегистрируйте под новым кодом.",
-    withdrawTitle: "Снять игрока %s?", withdrawNone: "Он не посажен ни в один ещё не сыгранный тур.",
-    withdrawSeated: "Он посажен в ещё не сыгранные туры: %s. Эти места останутся пустыми, пока тур не пересажен; уже открытый тур его сохранит.",
-    withdrawCount: "Останется игроков: %s на %s мест в туре.", confirmWithdraw: "Снять",
+    withdrawTitle: "Снять игрока %s?", withdrawNone: "Он не посажен ни в один ещё не открытый тур.",
+    withdrawPlaying: "Он сейчас играет: %s. Эта игра продолжается с ним и засчитывается.",
+    withdrawSeated: "Он посажен в ещё не открытые туры: %s. Пересадите их (вкладка «Рассадка») до открытия: его место останется пустым.",
+    withdrawCount: "Останется игроков: %s.", withdrawShort: "Мало для ещё не рассаженных туров этапов: %s игроков в туре. Добавьте игрока или измените этап до рассадки.",
+    withdrawFits: "Их хватает на все ещё не рассаженные туры.", confirmWithdraw: "Снять",
     pairs: "Правила пар", pairsHelp: "Развести: никогда за одним столом (одноклубники, родственники). Избегать: как можно реже.",
     separate: "развести", avoid: "избегать", savePairs: "Сохранить правила пар", pairsSaved: "Правила пар сохранены.",
     judges: "Судьи", addJudge: "Добавить судью", judgeId: "Код судьи", judgeName: "Имя", tablesOf: "Столы",
@@ -455,22 +459,34 @@ function rosterTable() {
       h("td.actions", {}, h("button", { type: "button", onclick: () => note(tr("editNote") + ` — ${JSON.stringify(r.player)}`) }, tr("edit")),
         r.withdrawn ? null : h("button.danger", { type: "button", onclick: () => withdraw(r.player) }, tr("withdraw"))))))));
 }
-// The rounds still to play that seat `player`: seated, and no game of them opened.
-function seatedAhead(player) {
+// Where `player` sits in rounds not over: seated but not opened yet, or
+// opened and still being played.
+function seatsOf(player) {
   const v = S.view;
-  return v.rounds.filter((r) => r.tables.some((t) => t.seats.includes(player)))
-    .filter((r) => !v.games.some((g) => g.opened && g.id.startsWith(`${v.id}.${r.stage}.r${r.round}.`)))
-    .map((r) => `${r.stage} ${tr("round").toLowerCase()} ${r.round}`);
+  const out = { ahead: [], playing: [] };
+  for (const r of v.rounds) {
+    const t = r.tables.find((x) => x.seats.includes(player));
+    if (!t) continue;
+    const prefix = `${v.id}.${r.stage}.r${r.round}.`;
+    const games = v.games.filter((g) => g.id.startsWith(prefix));
+    const where = `${r.stage} ${tr("round").toLowerCase()} ${r.round}, ${tr("table").toLowerCase()} ${t.table}, ${tr("seat").toLowerCase()} ${t.seats.indexOf(player) + 1}`;
+    if (!games.length) out.ahead.push(where);
+    else if (games.some((g) => !g.scored)) out.playing.push(where);
+  }
+  return out;
 }
 async function withdraw(player) {
   const v = S.view;
-  const ahead = seatedAhead(player.id);
+  const at = seatsOf(player.id);
   const left = v.players.filter((r) => !r.withdrawn && r.player.id !== player.id).length;
-  const seats = Math.max(0, ...v.stages.map((s) => s.tables * 10));
+  // Stages with rounds not seated yet, and whether those still fill.
+  const short = v.stages.filter((s) => v.rounds.filter((r) => r.stage === s.id).length < s.rounds && left < s.tables * 10);
   const dialog = h("dialog#withdraw", {},
     h("h3", {}, tr("withdrawTitle", player.nickname)),
-    h("p", {}, ahead.length ? tr("withdrawSeated", ahead.join(", ")) : tr("withdrawNone")),
-    h("p", {}, tr("withdrawCount", left, seats)),
+    at.playing.length ? h("p", {}, tr("withdrawPlaying", at.playing.join("; "))) : null,
+    h("p", {}, at.ahead.length ? tr("withdrawSeated", at.ahead.join("; ")) : tr("withdrawNone")),
+    h("p", { className: short.length ? "bad" : "" }, tr("withdrawCount", left), " ",
+      short.length ? tr("withdrawShort", short.map((s) => `${s.name} (${s.tables * 10})`).join(", ")) : tr("withdrawFits")),
     h("form", { method: "dialog" }, h("button", { value: "cancel" }, tr("cancel")), h("button#withdraw-ok.danger", { value: "ok" }, tr("confirmWithdraw"))));
   document.body.append(dialog);
   dialog.showModal();
@@ -516,7 +532,7 @@ async function judgesScreen() {
         h("tbody", {}, v.judges.map((j) => {
           const c = live(j.id);
           return h("tr", { dataset: { judge: j.id } }, h("td", {}, h("code", {}, j.id)), h("td", {}, j.name), h("td", {}, tablesOf(j.id).join(", ")),
-            h("td.actions", {}, c ? h("button", { type: "button", onclick: async () => { await act(async () => { await revoke(c); await issue(j); }).catch(() => {}); render(); } }, tr("reissue"))
+            h("td.actions", {}, c ? h("button", { type: "button", onclick: async () => { await act(async () => { await revoke(c); S.issued = S.issued.filter((i) => i.credential.id !== c.id); await issue(j); }).catch(() => {}); render(); } }, tr("reissue"))
               : h("button.issue", { type: "button", onclick: async () => { await act(() => issue(j)).catch(() => {}); render(); } }, tr("issue"))));
         })))) : h("p", {}, tr("none")),
       h("form#add-judge.row", {
@@ -530,7 +546,7 @@ async function judgesScreen() {
         h("tbody", {}, creds.map((c) => h("tr", { className: c.revoked_at_ms ? "withdrawn" : "", dataset: { credential: c.id } },
           h("td", {}, h("code", {}, c.id)), h("td", {}, c.role), h("td", {}, c.name), h("td", {}, c.scopes.join(" ")), h("td", {}, c.issued_by), h("td", {}, when(c.issued_at_ms)),
           h("td", {}, c.revoked_at_ms ? `${when(c.revoked_at_ms)} (${c.revoked_by})` : ""),
-          h("td", {}, c.revoked_at_ms ? null : h("button.danger", { type: "button", onclick: async () => { await act(() => revoke(c)).catch(() => {}); render(); } }, tr("revoke")))))))) : null));
+          h("td", {}, c.revoked_at_ms ? null : h("button.danger", { type: "button", onclick: async () => { await act(() => revoke(c)).catch(() => {}); S.issued = S.issued.filter((i) => i.credential.id !== c.id); render(); } }, tr("revoke")))))))) : null));
 }
 // The credentials just issued as a printable sheet of QR codes, each the
 // judge console's link with the token in its fragment (never sent to a
@@ -542,7 +558,8 @@ function qrSheet() {
     .then((r) => box.replaceChildren(...S.issued.map((i, n) => {
       const code = h("div.qr");
       code.innerHTML = r.svgs[n]; // SVG made by the gateway from our own text
-      return h("figure", { dataset: { judge: i.judge.id } }, code, h("figcaption", {}, h("strong", {}, i.judge.name), h("br"), `${S.view.name} · ${i.judge.id}`, h("br"), h("code.token", {}, i.token)));
+      return h("figure", { dataset: { judge: i.judge.id } }, code, h("figcaption", {}, h("strong", {}, i.judge.name), h("br"), `${S.view.name} · ${i.judge.id}`, h("br"),
+        h("small", {}, (i.credential ? i.credential.scopes : []).join(" ")), h("br"), h("code.token", {}, i.token)));
     })))
     .catch((e) => note(failText(e), true));
   return h("section#sheet.card", {}, h("h2", {}, tr("sheet")), h("p.help", {}, tr("sheetHelp")),
@@ -618,8 +635,15 @@ function planView() {
   return h("div#plan", { dataset: { problems: p.problems.length } },
     h("p.help", {}, tr("swapHelp")),
     h("div.plan", {}, tablesGrid(p.tables, onSeat, S.picked, judgeSelect), metricsTable(p.metrics, p.random)),
-    h("div#problems", { className: p.problems.length ? "bad" : "ok" }, p.problems.length ? [h("strong", {}, tr("problems")), h("ul", {}, p.problems.map((x) => h("li", {}, x)))] : tr("noProblems")),
+    h("div#problems", { className: p.problems.length ? "bad" : "ok" }, p.problems.length ? [h("strong", {}, tr("problems")), h("ul", {}, p.problems.map((x) => h("li", {}, withNicknames(x))))] : tr("noProblems")),
     h("button#publish.primary", { type: "button", disabled: p.problems.length > 0, onclick: publish }, tr("publish")));
+}
+// The service names players by id; the organiser knows them by nickname.
+function withNicknames(text) {
+  const ids = S.view.players.map((r) => r.player.id).sort((a, b) => b.length - a.length);
+  if (!ids.length) return text;
+  const re = new RegExp(`(?<![\\w-])(${ids.map((i) => i.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![\\w-])`, "g");
+  return text.replace(re, (id) => `${nick(id)} (${id})`);
 }
 function metricsTable(m, r) {
   if (!m) return null;

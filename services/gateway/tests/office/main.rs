@@ -435,7 +435,11 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
     let said = page
         .eval("document.querySelector('dialog#withdraw').innerText")
         .await;
-    assert!(said.as_str().unwrap().contains("19"), "{said}");
+    let said = said.as_str().unwrap();
+    assert!(
+        said.contains("19") && said.contains("playing now") && said.contains("main round 1"),
+        "{said}"
+    );
     shots(&page, "withdraw").await;
     page.click("#withdraw-ok").await;
     page.wait("window.__office.view.players.filter(p => p.withdrawn).length === 1")
