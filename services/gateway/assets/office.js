@@ -37,8 +37,8 @@ const I18N = {
     withdrawTitle: "Withdraw %s?", withdrawNone: "He is seated in no round not opened yet.",
     withdrawPlaying: "He is playing now: %s. That game goes on with him and counts.",
     withdrawSeated: "He is seated in rounds not opened yet: %s. Re-seat them (Seating) before opening: his seat would stay empty.",
-    withdrawCount: "%s players remain.", withdrawShort: "Too few for the rounds still to seat of: %s players a round. Add a player or change the stage before seating them.",
-    withdrawFits: "They still fill every round still to seat.", confirmWithdraw: "Withdraw",
+    withdrawCount: "%s players remain.", withdrawShort: "Too few to seat the remaining rounds of %s. Add a player or change the stage before seating them.",
+    withdrawFits: "They still fill every round still to seat.", perRound: "a round", confirmWithdraw: "Withdraw",
     pairs: "Pair rules", pairsHelp: "Separate: never at one table (team-mates, relatives). Avoid: as rarely as possible.",
     separate: "separate", avoid: "avoid", savePairs: "Save the pair rules", pairsSaved: "Pair rules saved.",
     judges: "Judges", addJudge: "Add a judge", judgeId: "Judge id", judgeName: "Name", tablesOf: "Tables",
@@ -82,8 +82,8 @@ const I18N = {
     withdrawTitle: "Снять игрока %s?", withdrawNone: "Он не посажен ни в один ещё не открытый тур.",
     withdrawPlaying: "Он сейчас играет: %s. Эта игра продолжается с ним и засчитывается.",
     withdrawSeated: "Он посажен в ещё не открытые туры: %s. Пересадите их (вкладка «Рассадка») до открытия: его место останется пустым.",
-    withdrawCount: "Останется игроков: %s.", withdrawShort: "Мало для ещё не рассаженных туров этапов: %s игроков в туре. Добавьте игрока или измените этап до рассадки.",
-    withdrawFits: "Их хватает на все ещё не рассаженные туры.", confirmWithdraw: "Снять",
+    withdrawCount: "Останется игроков: %s.", withdrawShort: "Не хватит, чтобы рассадить оставшиеся туры этапа %s. Добавьте игрока или измените этап до рассадки.",
+    withdrawFits: "Их хватает на все ещё не рассаженные туры.", perRound: "за тур", confirmWithdraw: "Снять",
     pairs: "Правила пар", pairsHelp: "Развести: никогда за одним столом (одноклубники, родственники). Избегать: как можно реже.",
     separate: "развести", avoid: "избегать", savePairs: "Сохранить правила пар", pairsSaved: "Правила пар сохранены.",
     judges: "Судьи", addJudge: "Добавить судью", judgeId: "Код судьи", judgeName: "Имя", tablesOf: "Столы",
@@ -486,7 +486,7 @@ async function withdraw(player) {
     at.playing.length ? h("p", {}, tr("withdrawPlaying", at.playing.join("; "))) : null,
     h("p", {}, at.ahead.length ? tr("withdrawSeated", at.ahead.join("; ")) : tr("withdrawNone")),
     h("p", { className: short.length ? "bad" : "" }, tr("withdrawCount", left), " ",
-      short.length ? tr("withdrawShort", short.map((s) => `${s.name} (${s.tables * 10})`).join(", ")) : tr("withdrawFits")),
+      short.length ? tr("withdrawShort", short.map((s) => `${s.name} (${s.tables * 10} ${tr("perRound")})`).join(", ")) : tr("withdrawFits")),
     h("form", { method: "dialog" }, h("button", { value: "cancel" }, tr("cancel")), h("button#withdraw-ok.danger", { value: "ok" }, tr("confirmWithdraw"))));
   document.body.append(dialog);
   dialog.showModal();
