@@ -6,7 +6,7 @@
 // (/office/api/tournament/ID, waiting for the version a command returned).
 // The credential lives in sessionStorage only: never in a URL or history.
 "use strict";
-import { call, GrpcError, CODES } from "./grpc_web.js";
+import { call, GrpcError, NetError, CODES } from "./grpc_web.js";
 
 // ---------------------------------------------------------------- language
 const I18N = {
@@ -46,7 +46,8 @@ const I18N = {
     issueAll: "Issue for every judge without one", sheet: "QR sheet", print: "Print", sheetHelp: "Each code opens the judge console signed in. Shown once: print it now.",
     tokenOnce: "The credential (shown once):", credsUnavailable: "Credentials: %s",
     round: "Round", generate: "Generate a seating", generated: "Proposal", random: "Random seating", metric: "Measure", proposal: "This proposal",
-    swapHelp: "Click two seats to swap them; the seating is checked again before it can be published.", problems: "Rules this seating breaks", noProblems: "Breaks no rule.",
+    swapHelp: "Click two seats to swap them; the seating is checked again before it can be published.",
+    chiefSwapHelp: "Chief judge: click two seats to swap them in this published round; the swap is checked first and refused with the rule it would break.", problems: "Rules this seating breaks", noProblems: "Breaks no rule.",
     publish: "Publish the seating", published: "Round %s seated.", seated: "Seated rounds", openRound: "Open the round on the referee", opened: "Opened: %s",
     judgeOf: "Judge", seat: "Seat", table: "Table", noStage: "Add a stage first (Tournaments or Stages tab).",
     advance: "Advance the top N into the next stage", topN: "Top N", toStage: "Into", showTop: "Show the top N",
@@ -91,7 +92,8 @@ const I18N = {
     issueAll: "Выдать всем судьям без ключа", sheet: "Лист QR-кодов", print: "Печать", sheetHelp: "Каждый код открывает пульт судьи с входом. Показывается один раз: распечатайте сейчас.",
     tokenOnce: "Ключ (показывается один раз):", credsUnavailable: "Ключи: %s",
     round: "Тур", generate: "Составить рассадку", generated: "Предложение", random: "Случайная рассадка", metric: "Показатель", proposal: "Это предложение",
-    swapHelp: "Нажмите на два места, чтобы поменять их; рассадка проверяется заново до публикации.", problems: "Нарушенные правила", noProblems: "Правила не нарушены.",
+    swapHelp: "Нажмите на два места, чтобы поменять их; рассадка проверяется заново до публикации.",
+    chiefSwapHelp: "Главный судья: нажмите на два места, чтобы поменять их в опубликованном туре; обмен сначала проверяется и отклоняется с названием нарушенного правила.", problems: "Нарушенные правила", noProblems: "Правила не нарушены.",
     publish: "Опубликовать рассадку", published: "Тур %s рассажен.", seated: "Рассаженные туры", openRound: "Открыть тур у рефери", opened: "Открыты: %s",
     judgeOf: "Судья", seat: "Место", table: "Стол", noStage: "Сначала добавьте этап (вкладка «Турниры» или «Этапы»).",
     advance: "Вывести лучших N в следующий этап", topN: "Лучших", toStage: "В", showTop: "Показать лучших N",
@@ -164,7 +166,8 @@ function failText(e) {
     if (e.code === CODES.UNAUTHENTICATED) return tr("badToken");
     return e.message || String(e.code);
   }
-  return tr("unavailable") + ": " + (e.message || e);
+  if (e instanceof NetError || e instanceof TypeError) return tr("unavailable") + ": " + (e.message || e);
+  return e.message || String(e);
 }
 // Runs `work` with the page marked busy; its error shown in the note.
 async function act(work, okText) {
@@ -602,7 +605,7 @@ async function seatingScreen() {
       seatedRound ? null : h("button#generate.primary", { type: "button", onclick: generate }, tr("generate")),
       S.plan && !seatedRound ? planView() : null,
       seatedRound ? seatedView(seatedRound) : null),
-    h("section.card", {}, h("h2", {}, tr("seated")), h("ul", {}, v.rounds.map((r) => h("li", {}, h("a", { href: "#", onclick: (e) => { e.preventDefault(); S.seatStage = r.stage; S.seatRound = r.round; render(); } }, `${r.stage} · ${tr("round")} ${r.round}`))))));
+    h("section.card", {}, h("h2", {}, tr("seated")), h("ul", {}, v.rounds.map((r) => h("li", {}, h("a", { href: "#", dataset: { round: `${r.stage}.${r.round}` }, onclick: (e) => { e.preventDefault(); S.seatStage = r.stage; S.seatRound = r.round; S.picked = null; render(); } }, `${r.stage} · ${tr("round")} ${r.round}`))))));
 }
 function tablesGrid(tables, onSeat, picked, judgeSelect) {
   return h("div.tables", {}, tables.map((t, ti) => h("div.table", { dataset: { table: t.table } },
@@ -676,8 +679,28 @@ function seatedView(round) {
       onchange: async (e) => { await act(() => command({ type: "assign_game", game: id, judge: e.target.value || null })).catch(() => {}); render(); },
     }, h("option", { value: "" }, "—"), v.judges.map((j) => h("option", { value: j.id, selected: j.id === current }, j.name))));
   };
+  // The chief judge swaps two seats of a round not opened yet: the swap
+  // is checked by PlanSeating first (every rule it would break named),
+  // then stored as `swap_seats`.
+  const swap = async (ti, si) => {
+    if (!S.picked) { S.picked = [ti, si]; return render(); }
+    const [tj, sj] = S.picked;
+    S.picked = null;
+    if (tj === ti && sj === si) return render();
+    const tables = round.tables.map((t) => ({ ...t, seats: [...t.seats] }));
+    [tables[ti].seats[si], tables[tj].seats[sj]] = [tables[tj].seats[sj], tables[ti].seats[si]];
+    await act(async () => {
+      const r = await scoring("PlanSeating", "mafia.v1.PlanSeatingRequest", { tournament: S.tournament, stage: round.stage, round: round.round, seed: 0, tables_json: JSON.stringify(tables) }, "mafia.v1.SeatingPlan");
+      S.swapProblems = r.problems;
+      if (r.problems.length) throw new Error(r.problems.map(withNicknames).join("; "));
+      await command({ type: "swap_seats", stage: round.stage, round: round.round, a: { table: tables[ti].table, seat: si + 1 }, b: { table: tables[tj].table, seat: sj + 1 } });
+    }).catch(() => {});
+    render();
+  };
+  const chiefSwaps = S.who.role === "chief_judge" && !games.length;
   return h("div#seated", { dataset: { opened: games.filter((g) => g.opened).length } },
-    tablesGrid(round.tables, null, null, judgeSelect),
+    chiefSwaps ? h("p.help", {}, tr("chiefSwapHelp")) : null,
+    tablesGrid(round.tables, chiefSwaps ? swap : null, S.picked, judgeSelect),
     h("button#open-round.primary", { type: "button", onclick: open }, tr("openRound")),
     games.length ? h("ul.games", {}, games.map((g) => h("li", {}, h("code", {}, g.id), g.opened ? " ✓" : ""))) : null);
 }

@@ -54,6 +54,7 @@ fn browser_or_skip() -> Option<PathBuf> {
 /// A referee, the scoring service and a gateway on one embedded log.
 struct Stack {
     gateway: SocketAddr,
+    scoring: SocketAddr,
     _referee: mafia_referee::RunningReferee,
     _scoring: mafia_scoring::Running,
     _dir: tempfile::TempDir,
@@ -119,6 +120,7 @@ impl Stack {
         tokio::spawn(mafia_gateway::serve(http, state, std::future::pending()));
         Stack {
             gateway,
+            scoring: scoring.addr,
             _referee: referee,
             _scoring: scoring,
             _dir: dir,
@@ -701,4 +703,104 @@ async fn to_round_one(page: &Page, tables: u32, nicks: &[&str], broken: bool) ->
         shots(page, "round-open").await;
     }
     (clicks, seconds)
+}
+
+/// `msg` as the organiser's call.
+fn req<T>(msg: T) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(msg);
+    r.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {ORGANISER}").parse().unwrap(),
+    );
+    r
+}
+
+/// "cup" through the scoring service's gRPC: 20 players p01..p20, judges
+/// j1 and j2, p01 and p11 kept apart, round 1 seated p01..p10 at table 1
+/// and p11..p20 at table 2, not opened.
+async fn seated_cup(stack: &Stack) {
+    use mafia_proto::v1::scoring_client::ScoringClient;
+    use mafia_proto::v1::{CommandRequest, CreateTournamentRequest};
+    let mut c = ScoringClient::connect(format!("http://{}", stack.scoring))
+        .await
+        .unwrap();
+    let scheme = serde_json::to_value(mafia_tournament::Scheme::rfm()).unwrap();
+    let spec = json!({"id": "cup", "name": "Cup", "rules": "rfm", "scheme": scheme});
+    c.create_tournament(req(CreateTournamentRequest {
+        spec_json: spec.to_string(),
+    }))
+    .await
+    .unwrap();
+    let mut commands = vec![
+        json!({"type": "add_judge", "judge": {"id": "j1", "name": "Judge 1"}}),
+        json!({"type": "add_judge", "judge": {"id": "j2", "name": "Judge 2"}}),
+        json!({"type": "add_stage", "stage": {"id": "main", "name": "Main", "rounds": 3, "tables": 2}}),
+    ];
+    for n in 1..=20 {
+        commands.push(json!({"type": "register_player", "player": {"id": format!("p{n:02}"), "nickname": format!("Игрок {n}")}}));
+    }
+    commands.push(
+        json!({"type": "set_pair_rules", "rules": [{"kind": "separate", "a": "p01", "b": "p11"}]}),
+    );
+    let table = |t: usize| {
+        let seats: Vec<String> = (1..=10)
+            .map(|n| format!("p{:02}", (t - 1) * 10 + n))
+            .collect();
+        json!({"table": t, "seats": seats, "judge": format!("j{t}")})
+    };
+    commands.push(
+        json!({"type": "seat_round", "stage": "main", "round": 1, "tables": [table(1), table(2)]}),
+    );
+    for cmd in commands {
+        c.command(req(CommandRequest {
+            tournament: "cup".into(),
+            command_json: cmd.to_string(),
+        }))
+        .await
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+}
+
+/// The chief judge swaps seats of a published round from the office: a
+/// swap that would seat a `separate` pair together is refused with the
+/// rule named and stores nothing; another is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chief_judge_swaps_seats_of_a_published_round() {
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    seated_cup(&stack).await;
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    viewport(&page, 1280, 800).await;
+    page.goto(&stack.url("/office?lang=en")).await;
+    sign_in(&page, CHIEF).await;
+    page.click("[data-tournament=cup] button.open").await;
+    page.wait("window.__office.view && window.__office.view.id === 'cup'")
+        .await;
+    page.click("nav#tabs [data-tab=seating]").await;
+    page.click("a[data-round='main.1']").await;
+    page.wait("document.querySelector('#seated .seat[data-table=\"1\"]')")
+        .await;
+    let seats = "window.__office.view.rounds[0].tables.map(t => t.seats.join(',')).join('|')";
+    let before = page.eval(seats).await;
+
+    // p11 to table 1, where p01 sits: refused, named, nothing stored.
+    page.click("#seated .seat[data-table='1'][data-seat='2']")
+        .await;
+    page.click("#seated .seat[data-table='2'][data-seat='1']")
+        .await;
+    page.wait("document.querySelector('#note').className === 'bad' && document.querySelector('#note').textContent.includes('p11')")
+        .await;
+    shots(&page, "chief-swap-refused").await;
+    assert_eq!(page.eval(seats).await, before);
+
+    // p02 and p12 change tables: stored.
+    page.click("#seated .seat[data-table='1'][data-seat='2']")
+        .await;
+    page.click("#seated .seat[data-table='2'][data-seat='2']")
+        .await;
+    page.wait("window.__office.view.rounds[0].tables[0].seats[1] === 'p12' && window.__office.view.rounds[0].tables[1].seats[1] === 'p02'")
+        .await;
+    let problems = page.problems(&[]);
+    assert!(problems.is_empty(), "{problems:?}");
 }
