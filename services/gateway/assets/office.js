@@ -615,16 +615,23 @@ function tablesGrid(tables, onSeat, picked, judgeSelect) {
       onSeat ? h("button.seat", { type: "button", dataset: { table: t.table, seat: si + 1 }, className: picked && picked[0] === ti && picked[1] === si ? "seat picked" : "seat", onclick: () => onSeat(ti, si) }, h("span.no", {}, si + 1), h("span.nick", {}, nick(p)))
         : h("span.seat", {}, h("span.no", {}, si + 1), h("span.nick", {}, nick(p)))))))));
 }
+// A click on seat (ti, si): the first of two is remembered (null back);
+// the second gives the tables with the two seats swapped.
+function pickSeat(current, ti, si) {
+  if (!S.picked) { S.picked = [ti, si]; return null; }
+  const [tj, sj] = S.picked;
+  S.picked = null;
+  if (tj === ti && sj === si) return null;
+  const tables = current.map((t) => ({ ...t, seats: [...t.seats] }));
+  [tables[ti].seats[si], tables[tj].seats[sj]] = [tables[tj].seats[sj], tables[ti].seats[si]];
+  return { tables, tj, sj };
+}
 function planView() {
   const p = S.plan;
   const onSeat = async (ti, si) => {
-    if (!S.picked) { S.picked = [ti, si]; return render(); }
-    const [tj, sj] = S.picked;
-    S.picked = null;
-    if (tj === ti && sj === si) return render();
-    const tables = p.tables.map((t) => ({ ...t, seats: [...t.seats] }));
-    [tables[ti].seats[si], tables[tj].seats[sj]] = [tables[tj].seats[sj], tables[ti].seats[si]];
-    await act(() => plan(tables)).catch(() => {});
+    const picked = pickSeat(p.tables, ti, si);
+    if (!picked) return render();
+    await act(() => plan(picked.tables)).catch(() => {});
     render();
   };
   const judgeSelect = (t, ti) => h("label.judge", {}, tr("judgeOf"), h("select", {
@@ -683,12 +690,9 @@ function seatedView(round) {
   // is checked by PlanSeating first (every rule it would break named),
   // then stored as `swap_seats`.
   const swap = async (ti, si) => {
-    if (!S.picked) { S.picked = [ti, si]; return render(); }
-    const [tj, sj] = S.picked;
-    S.picked = null;
-    if (tj === ti && sj === si) return render();
-    const tables = round.tables.map((t) => ({ ...t, seats: [...t.seats] }));
-    [tables[ti].seats[si], tables[tj].seats[sj]] = [tables[tj].seats[sj], tables[ti].seats[si]];
+    const picked = pickSeat(round.tables, ti, si);
+    if (!picked) return render();
+    const { tables, tj, sj } = picked;
     await act(async () => {
       const r = await scoring("PlanSeating", "mafia.v1.PlanSeatingRequest", { tournament: S.tournament, stage: round.stage, round: round.round, seed: 0, tables_json: JSON.stringify(tables) }, "mafia.v1.SeatingPlan");
       S.swapProblems = r.problems;
