@@ -321,7 +321,8 @@ export function mountRulings(root, ctx) {
 
   function decidedItem(a) {
     const d = a.decided;
-    const corr = (d.decision.corrections || []).map((c) => `${c.player} ${c.points > 0 ? "+" : ""}${c.points}`).join(", ");
+    const nick = (p) => ((a.context && a.context.seats) || []).find((s) => s.player === p)?.nickname || p;
+    const corr = (d.decision.corrections || []).map((c) => `${nick(c.player)} ${c.points > 0 ? "+" : ""}${c.points}`).join(", ");
     const win = d.kind === "result_changed" ? ` → ${winnerText(d.decision.winner)}` : "";
     return el("div", {class: "rl-item", "data-appeal": String(a.id), "data-decision": d.kind},
       el("div", {class: "rl-title", text: `№${a.id} · ${gameName(a.context, a.game)}: ${T[d.kind] || d.kind}${win}${corr ? ` (${corr})` : ""}`}),
