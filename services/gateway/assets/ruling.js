@@ -35,6 +35,8 @@ const TEXT = {
     actions: {judge_inputs_recorded: "judge's inputs", approval_given: "approved", approval_refused: "refused", appeal_filed: "appeal filed",
       appeal_decided: "appeal decided", lot_drawn: "lot drawn", seats_swapped: "seats swapped", result_confirmed: "result confirmed"},
     roles: {civilian: "civilian", sheriff: "sheriff", mafia: "mafia", don: "don", beauty: "beauty"},
+    causes: {vote: "voted out", lift: "lifted", shot: "killed", fouls: "4 fouls", technical_fouls: "technical fouls", disqualified: "disqualified"},
+    actors: {organiser: "the organiser", chief_judge: "the chief judge", table_judge: "table judge", referee_log: "the referee's log"},
   },
   ru: {
     approvals: "Ждут утверждения", appeals: "Открытые апелляции", decided: "Решённые апелляции", confirm: "Результаты к подтверждению",
@@ -51,13 +53,15 @@ const TEXT = {
     sent: "Сохранено (версия %s).", failed: "Отказ: %s", sending: "Отправка…", noScoring: "Адрес сервиса подсчёта не настроен: решения не отправить.",
     living: "В игре", out: "Выбыли", fouls: "Фолы", nominees: "Выставлены", tally: "Голоса", step: "Шаг", day: "День", night: "Ночь",
     by: "кто", at: "когда", what: "что", why: "почему", only: "Решения здесь принимает только главный судья этого турнира.",
-    item: {extra_value: (i) => `+${i.points} доп. баллов месту ${i.seat}`, game_sum: (i) => `сумма доп. баллов игры +${i.sum}`, rewarded: (i) => `награждены ${i.count} игроков`},
+    item: {extra_value: (i) => `+${i.points} доп. балла месту ${i.seat}`, game_sum: (i) => `сумма доп. баллов игры +${i.sum}`, rewarded: (i) => `награждены ${i.count} игроков`},
     tieBreaks: {extra_and_penalties: "доп. баллы и штрафы", extra_penalties_and_best_move: "доп. баллы, штрафы и лучший ход", fewer_games: "меньше игр",
       more_wins: "больше побед", more_wins_as_don_or_sheriff: "больше побед доном или шерифом", more_first_night_deaths: "больше отстрелов в первую ночь",
       more_best_move_triples_then_doubles: "больше ЛХ на 3, затем на 2", highest_single_extra: "наибольший доп. балл за игру"},
     actions: {judge_inputs_recorded: "ввод судьи", approval_given: "утверждено", approval_refused: "отклонено", appeal_filed: "подана апелляция",
       appeal_decided: "апелляция решена", lot_drawn: "жребий", seats_swapped: "обмен мест", result_confirmed: "результат подтверждён"},
     roles: {civilian: "мирный", sheriff: "шериф", mafia: "мафия", don: "дон", beauty: "красотка"},
+    causes: {vote: "заголосован", lift: "поднят", shot: "убит", fouls: "4 фола", technical_fouls: "технические фолы", disqualified: "дисквалифицирован"},
+    actors: {organiser: "организатор", chief_judge: "главный судья", table_judge: "судья стола", referee_log: "лог рефери"},
   },
 };
 
@@ -84,6 +88,7 @@ const STYLE = `
 .rl iframe{width:100%;height:24rem;border:1px solid #8884;background:#fff}
 .rl table{border-collapse:collapse;width:100%;font-size:.9em}
 .rl td,.rl th{text-align:left;padding:.15rem .3rem;border-top:1px solid #8883;overflow-wrap:anywhere}
+.rl td.rl-num{white-space:nowrap;overflow-wrap:normal;text-align:right}
 `;
 
 function el(tag, attrs, ...kids) {
@@ -123,6 +128,8 @@ export function mountRulings(root, ctx) {
     const [, stage, r, t, g] = String(id).split(".");
     return {stage, round: Number(String(r).slice(1)), table: Number(String(t).slice(1)), game_no: Number(String(g).slice(1))};
   }
+  // mafia_tournament::Actor as JSON: {"role": …, "judge": …}.
+  const actor = (a) => !a ? "" : typeof a === "string" ? a : `${T.actors[a.role] || a.role}${a.judge ? " " + a.judge : ""}`;
   const winnerText = (w) => w === "red" ? T.red : w === "black" ? T.black : T.draw;
   const draft = (key, field, fallback = "") => (drafts.get(key) || {})[field] ?? fallback;
   const setDraft = (key, field, value) => drafts.set(key, {...(drafts.get(key) || {}), [field]: value});
@@ -174,7 +181,7 @@ export function mountRulings(root, ctx) {
   function seatsLine(c) {
     if (!c || !c.seats || !c.seats.length) return null;
     return el("div", {class: "rl-seats"}, c.seats.map((s) => el("span", {"data-seat": s.seat,
-      text: `${s.seat}. ${s.nickname} (${T.roles[s.role] || s.role}${s.out ? ", " + s.out.cause : ""})`})));
+      text: `${s.seat}. ${s.nickname} (${T.roles[s.role] || s.role}${s.out ? ", " + (T.causes[s.out.cause] || s.out.cause) : ""})`})));
   }
 
   function contextLine(c) {
@@ -211,7 +218,7 @@ export function mountRulings(root, ctx) {
     if (!v) return "";
     const when = v.when && v.when.day != null ? `${T.day} ${v.when.day}` : v.when ? `${T.night} ${v.when.night}` : "";
     const living = (v.seats || []).filter((s) => s.alive).map((s) => s.seat).join(" ") || "—";
-    const out = (v.seats || []).filter((s) => !s.alive).map((s) => `${s.seat} (${s.departure ? s.departure.cause : ""})`).join(", ") || "—";
+    const out = (v.seats || []).filter((s) => !s.alive).map((s) => `${s.seat} (${s.departure ? T.causes[s.departure.cause] || s.departure.cause : ""})`).join(", ") || "—";
     const fouls = (v.seats || []).filter((s) => s.fouls).map((s) => `${s.seat}: ${s.fouls}`).join(", ") || "—";
     const lines = [`${when} · ${T.step}: ${v.step ? v.step.kind : "—"}`, `${T.living}: ${living}`, `${T.out}: ${out}`, `${T.fouls}: ${fouls}`,
       `${T.nominees}: ${(v.nominees || []).join(" ") || "—"}`];
@@ -301,7 +308,7 @@ export function mountRulings(root, ctx) {
     return el("div", {class: "rl-item", "data-game": a.game, "data-appeal": String(a.id)},
       el("div", {class: "rl-title", text: `№${a.id} · ${gameName(c, a.game)}${a.nickname ? ` · ${a.nickname}` : ""}`}),
       el("div", {class: "rl-text", text: a.text}),
-      el("div", {class: "rl-meta", text: `${T.filedBy} ${a.filed_by} · ${when(a.filed_at)}${a.event_seq ? ` · ${T.event} ${a.event_seq}` : ""}`}),
+      el("div", {class: "rl-meta", text: `${T.filedBy} ${actor(a.filed_by)} · ${when(a.filed_at)}${a.event_seq ? ` · ${T.event} ${a.event_seq}` : ""}`}),
       contextLine(c), seatsLine(c),
       el("div", {class: "rl-row"},
         el("button", {"data-act": "protocol", text: open.has(pkey) ? T.hide : T.protocol,
@@ -314,12 +321,13 @@ export function mountRulings(root, ctx) {
 
   function decidedItem(a) {
     const d = a.decided;
-    const corr = (d.decision.corrections || []).map((c) => `${c.player} ${c.points > 0 ? "+" : ""}${c.points}`).join(", ");
+    const nick = (p) => ((a.context && a.context.seats) || []).find((s) => s.player === p)?.nickname || p;
+    const corr = (d.decision.corrections || []).map((c) => `${nick(c.player)} ${c.points > 0 ? "+" : ""}${c.points}`).join(", ");
     const win = d.kind === "result_changed" ? ` → ${winnerText(d.decision.winner)}` : "";
     return el("div", {class: "rl-item", "data-appeal": String(a.id), "data-decision": d.kind},
       el("div", {class: "rl-title", text: `№${a.id} · ${gameName(a.context, a.game)}: ${T[d.kind] || d.kind}${win}${corr ? ` (${corr})` : ""}`}),
       el("div", {class: "rl-text", text: a.text}),
-      el("div", {class: "rl-meta", text: `${T.by} ${d.by} · ${when(d.at)} · ${T.why}: ${d.reason}`}));
+      el("div", {class: "rl-meta", text: `${T.by} ${actor(d.by)} · ${when(d.at)} · ${T.why}: ${d.reason}`}));
   }
 
   function confirmItem(c) {
@@ -377,7 +385,7 @@ export function mountRulings(root, ctx) {
     if (!tied.length && !groups.length) return null;
     return el("div", {class: "rl-card", id: "rl-ties"}, el("h3", {text: T.ties}),
       tied.length ? el("table", {}, el("tbody", {}, tied.map((r) => el("tr", {"data-player": r.player, "data-decided": r.decided_by ? r.decided_by.by : ""},
-        el("td", {text: String(r.rank)}), el("td", {text: r.nickname}), el("td", {text: String(r.total)}), el("td", {text: decidedText(r.decided_by)}))))) : null,
+        el("td", {class: "rl-num", text: String(r.rank)}), el("td", {text: r.nickname}), el("td", {class: "rl-num", text: Number(r.total).toFixed(2)}), el("td", {text: decidedText(r.decided_by)}))))) : null,
       groups);
   }
 
@@ -397,7 +405,7 @@ export function mountRulings(root, ctx) {
       e.players ? e.players.join(", ") : "",
       e.a && e.b ? `${T.table} ${e.a.table}/${e.a.seat} ↔ ${T.table} ${e.b.table}/${e.b.seat}` : "",
       e.text || ""].filter(Boolean).join(" · ");
-    const by = typeof e.by === "string" ? e.by : e.by ? Object.values(e.by).join(" ") : "";
+    const by = actor(e.by);
     return el("tr", {"data-audit": e.type},
       el("td", {text: when(e.at)}), el("td", {text: by}), el("td", {text: what}), el("td", {text: e.reason || ""}));
   }

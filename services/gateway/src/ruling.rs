@@ -194,7 +194,7 @@ pub fn game_context(state: &AppState, t: &Tournament, entry: &GameEntry) -> Valu
             "inputs": i.inputs,
             "pending": i.pending,
             "approved": i.approved.iter().map(|(item, at)| json!({"item": item, "at": at})).collect::<Vec<_>>(),
-            "by": i.by.to_string(),
+            "by": i.by,
             "at": i.at,
         })
     });
@@ -356,9 +356,9 @@ fn confirmations(state: &AppState, caller: &Caller, t: &Tournament) -> Vec<Value
         .collect()
 }
 
-/// Finished, counting, and not yet confirmed by the chief judge.
+/// Finished, counting, and not yet confirmed by the chief judge (rfm §7.4).
 pub fn awaits_confirmation(g: &GameEntry) -> bool {
-    g.result.is_some() && !g.annulled
+    g.awaits_confirmation()
 }
 
 async fn ruling(
@@ -397,13 +397,13 @@ async fn ruling(
                 "nickname": a.player.as_ref().map(|p| nickname(t, p)),
                 "event_seq": a.event_seq,
                 "text": a.text,
-                "filed_by": a.filed_by.to_string(),
+                "filed_by": a.filed_by,
                 "filed_at": a.filed_at,
                 "decided": a.decided.as_ref().map(|d| json!({
                     "kind": serde_json::to_value(&d.decision).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)),
                     "decision": d.decision,
                     "reason": d.reason,
-                    "by": d.by.to_string(),
+                    "by": d.by,
                     "at": d.at,
                 })),
                 "context": t.games.get(&a.game).map(|e| game_context(&state, t, e)),

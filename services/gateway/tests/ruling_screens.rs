@@ -240,6 +240,75 @@ async fn the_chief_judge_rules_from_the_dashboard() {
     )
     .await;
 
+    // The result confirmed (rfm §7.4): the board's alert clears.
+    b.wait_for(
+        &page,
+        "!!document.querySelector('[data-board] [data-table=\"1\"] [data-alert=\"awaiting_confirmation\"]')",
+        "the confirmation's alert",
+    )
+    .await;
+    click(
+        &mut b,
+        &page,
+        &format!("[data-confirm=\"{FINISHED}\"] [data-act=confirm]"),
+    )
+    .await;
+    b.wait_for(
+        &page,
+        &format!(
+            "!document.querySelector('[data-confirm=\"{FINISHED}\"]') && \
+             !document.querySelector('[data-board] [data-table=\"1\"] [data-alert=\"awaiting_confirmation\"]')"
+        ),
+        "the confirmation's alert cleared",
+    )
+    .await;
+    let t = folded(&s.log).await;
+    assert!(!t.games[&FINISHED.parse().unwrap()].awaits_confirmation());
+
+    // A lot drawn on the page and recorded: its group no longer waits.
+    let groups = mafia_tournament::standings(&t).awaiting_lot;
+    assert!(t.lots.is_empty());
+    {
+        let group = groups.first().expect("the cup has a tie waiting for a lot");
+        click(&mut b, &page, "[data-lot=\"0\"] [data-act=draw-lot]").await;
+        b.wait_for(
+            &page,
+            "!!document.querySelector('[data-lot=\"0\"] [data-drawn]')",
+            "the lot drawn",
+        )
+        .await;
+        let drawn = b
+            .eval(
+                &page,
+                "document.querySelector('[data-lot=\"0\"] [data-drawn]').dataset.drawn",
+            )
+            .await;
+        click(&mut b, &page, "[data-lot=\"0\"] [data-act=record-lot]").await;
+        let drawn: Vec<String> = drawn
+            .as_str()
+            .unwrap()
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+        let mut want = drawn.clone();
+        want.sort();
+        let mut had: Vec<String> = group.iter().map(|p| p.to_string()).collect();
+        had.sort();
+        assert_eq!(want, had, "the lot orders the tied group");
+        let id = "cup".parse().unwrap();
+        let mut rx = s.state.standings.watch(&id).unwrap();
+        rx.wait_for(|snap| {
+            snap.as_ref()
+                .is_some_and(|snap| !snap.tournament.lots.is_empty())
+        })
+        .await
+        .unwrap();
+        let t = folded(&s.log).await;
+        let lot = t.lots.last().expect("a lot stored");
+        let stored: Vec<String> = lot.players.iter().map(|p| p.to_string()).collect();
+        assert_eq!(stored, drawn);
+    }
+
     // The board: table 1 finished, table 2 in play, no console.
     b.wait_for(
         &page,
@@ -302,7 +371,8 @@ async fn the_dashboard_fits_every_screen_with_long_cyrillic_nicknames() {
             "the dashboard filled",
         )
         .await;
-        // Nothing wider than the window; no nickname cut to nothing.
+        b.screenshot(&page, &format!("ruling-{w}x{h}-{lang}")).await;
+        // Nothing wider than the window; no nickname cut to a letter.
         let overflow = b
             .eval(
                 &page,
@@ -313,11 +383,10 @@ async fn the_dashboard_fits_every_screen_with_long_cyrillic_nicknames() {
         let cut = b
             .eval(
                 &page,
-                "[...document.querySelectorAll('.rl-seats span, .nick')].filter((n) => n.offsetParent && n.getBoundingClientRect().width < 24).length",
+                "[...document.querySelectorAll('.rl-seats span, .nick, .ob-name, .rl-title')].filter((n) => n.offsetParent && (n.getBoundingClientRect().width < 40 || (getComputedStyle(n).overflowX !== 'visible' && n.scrollWidth > n.clientWidth + 1))).map((n) => n.textContent + ' ' + n.className + ' ' + Math.round(n.getBoundingClientRect().width) + ' ' + getComputedStyle(n).overflowX + ' ' + n.scrollWidth + '/' + n.clientWidth)",
             )
             .await;
-        assert_eq!(cut, json!(0), "{w}x{h}: a nickname cut short");
-        b.screenshot(&page, &format!("ruling-{w}x{h}-{lang}")).await;
+        assert_eq!(cut, json!([]), "{w}x{h}: cut short");
         b.eval(
             &page,
             "document.getElementById('rulings').scrollIntoView(); true",
