@@ -367,4 +367,54 @@ mod tests {
         let missing = Tokens::load(Some(&dir.path().join("nope.json")), None).unwrap_err();
         assert!(missing.to_string().contains("nope.json"), "{missing}");
     }
+
+    /// An event as the log stores it.
+    fn stored(json: serde_json::Value) -> AccessEvent {
+        AccessEvent::decode(json.to_string().as_bytes()).unwrap()
+    }
+
+    fn issued(id: &str, token: &str) -> AccessEvent {
+        let hash: String = TokenHash::of(token)
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        stored(serde_json::json!({"kind": "issued", "id": id, "hash": hash,
+            "tournament": "cup", "role": "chief_judge", "name": "Boris",
+            "games": ["cup.*.*.*.*"], "issued_by": "Olga", "issued_at_ms": 1}))
+    }
+
+    fn revoked(id: &str) -> AccessEvent {
+        stored(
+            serde_json::json!({"kind": "revoked", "id": id, "tournament": "cup",
+            "revoked_by": "Olga", "revoked_at_ms": 2}),
+        )
+    }
+
+    #[tokio::test]
+    async fn an_issued_token_is_honoured_by_every_clone_until_revoked() {
+        let t = Tokens::from_json(FILE).unwrap();
+        let other = t.clone();
+        assert_eq!(t.check(Some("issued-token")), Err(AuthError::BadToken));
+        t.apply(&issued("c-1", "issued-token"));
+        let c = other.check(Some("issued-token")).unwrap();
+        assert_eq!(c.credential(), Some("c-1"));
+        assert_eq!(c.who(), "Boris (c-1)");
+        assert_eq!(t.check(Some("chief-token")).unwrap().who(), "chief_judge");
+        let mut gone = other.until_revoked(&c);
+        assert!(gone.is_revocable() && !gone.is_revoked());
+        t.apply(&revoked("c-1"));
+        (&mut gone).await;
+        assert!(gone.is_revoked());
+        // Ready again at once, however often it is polled.
+        (&mut gone).await;
+        assert_eq!(other.check(Some("issued-token")), Err(AuthError::BadToken));
+        // Applied twice (two followers of one table): the same.
+        t.apply(&revoked("c-1"));
+        t.apply(&issued("c-2", "chief-token"));
+        let file = t.check(Some("chief-token")).unwrap();
+        assert_eq!(file.credential(), None, "a file token keeps its grant");
+        assert!(!t.until_revoked(&file).is_revocable());
+        assert!(!t.until_revoked(&Caller::Public).is_revocable());
+    }
 }

@@ -118,7 +118,9 @@ pub async fn start(
         max_command_bytes: opts.max_command_bytes,
     });
     if shared.tokens.is_empty() {
-        tracing::warn!("no tokens configured: every call will be UNAUTHENTICATED");
+        tracing::warn!(
+            "no tokens configured: every call is UNAUTHENTICATED until credentials are issued"
+        );
     }
 
     let mut background = Vec::new();

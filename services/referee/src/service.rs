@@ -94,6 +94,10 @@ struct JudgeStream {
     stop: Stop,
     /// Until the Attach is checked.
     caller: Option<Caller>,
+    /// The caller's credential, if issued at runtime: checked again before
+    /// each command, since a judge who never pauses never lets the stop
+    /// be polled.
+    credential: Option<String>,
     /// The attached game and its `omit_state`.
     game: Option<(GameId, bool)>,
     /// Replies due before the next command is read (the attach's).
@@ -143,6 +147,11 @@ impl JudgeStream {
             }
             None => return Ok(None),
         };
+        if let Some(id) = &self.credential {
+            if !self.shared.tokens.is_live(id) {
+                return Err(auth::revoked());
+            }
+        }
         self.shared
             .handle_submit(game_id, submit, *omit_state)
             .await
@@ -440,6 +449,7 @@ impl Referee for RefereeService {
                 &self.shared.shutdown,
                 self.shared.tokens.until_revoked(&caller),
             ),
+            credential: caller.credential().map(str::to_owned),
             caller: Some(caller),
             game: None,
             queued: VecDeque::new(),

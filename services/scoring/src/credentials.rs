@@ -14,8 +14,8 @@ use crate::actor::status;
 use crate::store::Store;
 use bytes::Bytes;
 use mafia_access::issued::{
-    fresh_id, fresh_token, AccessEvent, TokenHash, MAX_NAME_CHARS, MAX_PER_TOURNAMENT, MAX_SCOPES,
-    STREAM,
+    fresh_id, fresh_token, AccessEvent, TokenHash, HEADER, MAX_NAME_CHARS, MAX_PER_TOURNAMENT,
+    MAX_SCOPES, STREAM,
 };
 use mafia_access::{Caller, Credential, GamePattern, Registry, Role, Scope};
 use mafia_event_log::{EventLog, LogError};
@@ -83,7 +83,12 @@ impl Credentials {
     /// Appends `event` at the folded end; `false` when another process
     /// appended first (the caller folds and decides again).
     async fn append(&self, f: &mut Folded, event: &AccessEvent) -> Result<bool, Status> {
-        mafia_access::follow::ensure_stream(self.log.as_ref()).await;
+        // Every service creates the stream when it starts; again here in
+        // case this is the first write (harmless when it exists).
+        self.log
+            .create_game(STREAM, HEADER)
+            .await
+            .map_err(unavailable)?;
         match self
             .log
             .append(STREAM, f.seq, 0, &[Bytes::from(event.encode())])
