@@ -44,7 +44,7 @@ const I18N = {
     judges: "Judges", addJudge: "Add a judge", judgeId: "Judge id", judgeName: "Name", tablesOf: "Tables",
     creds: "Credentials", issue: "Issue", reissue: "Re-issue", revoke: "Revoke", role: "Role", scopes: "Covers", issuedBy: "Issued by", issuedAt: "Issued", revokedAt: "Revoked",
     issueAll: "Issue for every judge without one", sheet: "QR sheet", print: "Print", sheetHelp: "Each code opens the judge console signed in. Shown once: print it now.",
-    tokenOnce: "The credential (shown once):", credsUnavailable: "Credentials: %s",
+    tokenOnce: "The credential (shown once):", roleChief: "Chief judge", roleOrganiser: "Organiser", credsUnavailable: "Credentials: %s",
     round: "Round", generate: "Generate a seating", generated: "Proposal", random: "Random seating", metric: "Measure", proposal: "This proposal",
     swapHelp: "Click two seats to swap them; the seating is checked again before it can be published.",
     chiefSwapHelp: "Chief judge: click two seats to swap them in this published round; the swap is checked first and refused with the rule it would break.", problems: "Rules this seating breaks", noProblems: "Breaks no rule.",
@@ -90,7 +90,7 @@ const I18N = {
     judges: "Судьи", addJudge: "Добавить судью", judgeId: "Код судьи", judgeName: "Имя", tablesOf: "Столы",
     creds: "Ключи доступа", issue: "Выдать", reissue: "Перевыпустить", revoke: "Отозвать", role: "Роль", scopes: "Доступ", issuedBy: "Выдал", issuedAt: "Выдан", revokedAt: "Отозван",
     issueAll: "Выдать всем судьям без ключа", sheet: "Лист QR-кодов", print: "Печать", sheetHelp: "Каждый код открывает пульт судьи с входом. Показывается один раз: распечатайте сейчас.",
-    tokenOnce: "Ключ (показывается один раз):", credsUnavailable: "Ключи: %s",
+    tokenOnce: "Ключ (показывается один раз):", roleChief: "Главный судья", roleOrganiser: "Организатор", credsUnavailable: "Ключи: %s",
     round: "Тур", generate: "Составить рассадку", generated: "Предложение", random: "Случайная рассадка", metric: "Показатель", proposal: "Это предложение",
     swapHelp: "Нажмите на два места, чтобы поменять их; рассадка проверяется заново до публикации.",
     chiefSwapHelp: "Главный судья: нажмите на два места, чтобы поменять их в опубликованном туре; обмен сначала проверяется и отклоняется с названием нарушенного правила.", problems: "Нарушенные правила", noProblems: "Правила не нарушены.",
@@ -545,18 +545,37 @@ async function judgesScreen() {
     h("section.card", {}, h("h2", {}, tr("creds")),
       credError ? h("p.bad", {}, tr("credsUnavailable", credError)) : null,
       h("button#issue-all", { type: "button", disabled: !!credError, onclick: async () => { await act(async () => { for (const j of v.judges) if (!live(j.id)) await issue(j); }).catch(() => {}); render(); } }, tr("issueAll")),
+      otherCredential(),
       creds.length ? h("div.scroll", {}, h("table#creds", {}, h("thead", {}, h("tr", {}, [tr("id"), tr("role"), tr("name"), tr("scopes"), tr("issuedBy"), tr("issuedAt"), tr("revokedAt"), ""].map((x) => h("th", {}, x)))),
         h("tbody", {}, creds.map((c) => h("tr", { className: c.revoked_at_ms ? "withdrawn" : "", dataset: { credential: c.id } },
           h("td", {}, h("code", {}, c.id)), h("td", {}, c.role), h("td", {}, c.name), h("td", {}, c.scopes.join(" ")), h("td", {}, c.issued_by), h("td", {}, when(c.issued_at_ms)),
           h("td", {}, c.revoked_at_ms ? `${when(c.revoked_at_ms)} (${c.revoked_by})` : ""),
           h("td", {}, c.revoked_at_ms ? null : h("button.danger", { type: "button", onclick: async () => { await act(() => revoke(c)).catch(() => {}); S.issued = S.issued.filter((i) => i.credential.id !== c.id); render(); } }, tr("revoke")))))))) : null));
 }
+// A chief judge's or organiser's credential over the whole tournament:
+// its token shown once (in the sheet, with a QR code of the page it is for).
+function otherCredential() {
+  const role = h("select#cred-role", {}, h("option", { value: "chief_judge" }, tr("roleChief")), h("option", { value: "organiser" }, tr("roleOrganiser")));
+  const name = h("input#cred-name", { required: true, maxLength: 80 });
+  return h("form#issue-other.row", {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      await act(async () => {
+        const r = await scoring("IssueCredential", "mafia.v1.IssueCredentialRequest", { tournament: S.tournament, role: role.value, name: name.value.trim(), scopes: [] }, "mafia.v1.IssueCredentialReply");
+        S.issued.push({ judge: { id: role.value, name: name.value.trim() }, token: r.token, credential: r.credential, page: role.value === "organiser" ? "/office" : "/judge" });
+      }).catch(() => {});
+      render();
+    },
+  }, h("label", {}, tr("role"), role), h("label", {}, tr("name"), name), h("button", { type: "submit" }, tr("issue")));
+}
 // The credentials just issued as a printable sheet of QR codes, each the
 // judge console's link with the token in its fragment (never sent to a
 // server); the codes drawn by the gateway from a POST body.
 function qrSheet() {
   const box = h("div#qr-sheet.sheet");
-  const links = S.issued.map((i) => `${location.origin}/judge-console#token=${encodeURIComponent(i.token)}`);
+  // The office and the dashboard take a credential typed in, never one in
+  // a link: their codes carry the page alone.
+  const links = S.issued.map((i) => i.page ? `${location.origin}${i.page}` : `${location.origin}/judge-console#token=${encodeURIComponent(i.token)}`);
   gateway("/office/api/qr", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ texts: links }) })
     .then((r) => box.replaceChildren(...S.issued.map((i, n) => {
       const code = h("div.qr");
