@@ -44,7 +44,7 @@ const I18N = {
     judges: "Judges", addJudge: "Add a judge", judgeId: "Judge id", judgeName: "Name", tablesOf: "Tables",
     creds: "Credentials", issue: "Issue", reissue: "Re-issue", revoke: "Revoke", role: "Role", scopes: "Covers", issuedBy: "Issued by", issuedAt: "Issued", revokedAt: "Revoked",
     issueAll: "Issue for every judge without one", sheet: "QR sheet", print: "Print", sheetHelp: "Each code opens the judge console signed in. Shown once: print it now.",
-    tokenOnce: "The credential (shown once):", roleChief: "Chief judge", roleOrganiser: "Organiser", credsUnavailable: "Credentials: %s",
+    tokenOnce: "The credential (shown once):", roleChief: "Chief judge", roleOrganiser: "Organiser", roleTable: "Table judge", credsUnavailable: "Credentials: %s",
     round: "Round", generate: "Generate a seating", generated: "Proposal", random: "Random seating", metric: "Measure", proposal: "This proposal",
     swapHelp: "Click two seats to swap them; the seating is checked again before it can be published.",
     chiefSwapHelp: "Chief judge: click two seats to swap them in this published round; the swap is checked first and refused with the rule it would break.", problems: "Rules this seating breaks", noProblems: "Breaks no rule.",
@@ -90,7 +90,7 @@ const I18N = {
     judges: "Судьи", addJudge: "Добавить судью", judgeId: "Код судьи", judgeName: "Имя", tablesOf: "Столы",
     creds: "Ключи доступа", issue: "Выдать", reissue: "Перевыпустить", revoke: "Отозвать", role: "Роль", scopes: "Доступ", issuedBy: "Выдал", issuedAt: "Выдан", revokedAt: "Отозван",
     issueAll: "Выдать всем судьям без ключа", sheet: "Лист QR-кодов", print: "Печать", sheetHelp: "Каждый код открывает пульт судьи с входом. Показывается один раз: распечатайте сейчас.",
-    tokenOnce: "Ключ (показывается один раз):", roleChief: "Главный судья", roleOrganiser: "Организатор", credsUnavailable: "Ключи: %s",
+    tokenOnce: "Ключ (показывается один раз):", roleChief: "Главный судья", roleOrganiser: "Организатор", roleTable: "Судья стола", credsUnavailable: "Ключи: %s",
     round: "Тур", generate: "Составить рассадку", generated: "Предложение", random: "Случайная рассадка", metric: "Показатель", proposal: "Это предложение",
     swapHelp: "Нажмите на два места, чтобы поменять их; рассадка проверяется заново до публикации.",
     chiefSwapHelp: "Главный судья: нажмите на два места, чтобы поменять их в опубликованном туре; обмен сначала проверяется и отклоняется с названием нарушенного правила.", problems: "Нарушенные правила", noProblems: "Правила не нарушены.",
@@ -548,7 +548,7 @@ async function judgesScreen() {
       otherCredential(),
       creds.length ? h("div.scroll", {}, h("table#creds", {}, h("thead", {}, h("tr", {}, [tr("id"), tr("role"), tr("name"), tr("scopes"), tr("issuedBy"), tr("issuedAt"), tr("revokedAt"), ""].map((x) => h("th", {}, x)))),
         h("tbody", {}, creds.map((c) => h("tr", { className: c.revoked_at_ms ? "withdrawn" : "", dataset: { credential: c.id } },
-          h("td", {}, h("code", {}, c.id)), h("td", {}, c.role), h("td", {}, c.name), h("td", {}, c.scopes.join(" ")), h("td", {}, c.issued_by), h("td", {}, when(c.issued_at_ms)),
+          h("td", {}, h("code", {}, c.id)), h("td", {}, tr({ table_judge: "roleTable", chief_judge: "roleChief", organiser: "roleOrganiser" }[c.role] || c.role)), h("td", {}, c.name), h("td", {}, c.scopes.join(" ")), h("td", {}, c.issued_by), h("td", {}, when(c.issued_at_ms)),
           h("td", {}, c.revoked_at_ms ? `${when(c.revoked_at_ms)} (${c.revoked_by})` : ""),
           h("td", {}, c.revoked_at_ms ? null : h("button.danger", { type: "button", onclick: async () => { await act(() => revoke(c)).catch(() => {}); S.issued = S.issued.filter((i) => i.credential.id !== c.id); render(); } }, tr("revoke")))))))) : null));
 }

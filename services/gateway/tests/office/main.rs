@@ -420,7 +420,7 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
     // The chief judge's credential too, over the whole tournament.
     set_value(&page, "#cred-name", "Главный судья").await;
     page.click("#issue-other button[type=submit]").await;
-    page.wait("[...document.querySelectorAll('#creds td')].some(td => td.textContent === 'chief_judge') && document.querySelectorAll('#qr-sheet figure svg').length === 2")
+    page.wait("[...document.querySelectorAll('#creds td')].some(td => td.textContent === 'Chief judge') && document.querySelectorAll('#qr-sheet figure svg').length === 2")
         .await;
     shots(&page, "credentials").await;
 
