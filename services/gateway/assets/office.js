@@ -742,7 +742,8 @@ async function stagesScreen() {
     const stage = v.stages.find((s) => s.id === into.value);
     const top = S.top.rows.slice(0, S.top.n).map((r) => r.player);
     if (top.length !== stage.tables * 10) return note(tr("advanceSize", stage.tables * 10, stage.name), true);
-    const tables = Array.from({ length: stage.tables }, (_, i) => ({ table: i + 1, seats: [], judge: null }));
+    const judges = v.judges.map((j) => j.id);
+    const tables = Array.from({ length: stage.tables }, (_, i) => ({ table: i + 1, seats: [], judge: judges.length >= stage.tables ? judges[i] : null }));
     top.forEach((p, i) => { const lap = Math.floor(i / stage.tables), k = i % stage.tables; tables[lap % 2 ? stage.tables - 1 - k : k].seats.push(p); });
     for (const t of tables) for (let i = t.seats.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [t.seats[i], t.seats[j]] = [t.seats[j], t.seats[i]]; }
     S.seatStage = stage.id; S.seatRound = 1; S.picked = null;
