@@ -222,6 +222,18 @@ const slug = (text) => text.toLowerCase().normalize("NFKD").replace(/[^\w-]+/g, 
 const TRANSLIT = { а: "a", б: "b", в: "v", г: "g", д: "d", е: "e", ё: "e", ж: "zh", з: "z", и: "i", й: "y", к: "k", л: "l", м: "m", н: "n", о: "o", п: "p", р: "r", с: "s", т: "t", у: "u", ф: "f", х: "h", ц: "ts", ч: "ch", ш: "sh", щ: "sch", ъ: "", ы: "y", ь: "", э: "e", ю: "yu", я: "ya" };
 const idFrom = (text) => slug([...text.toLowerCase()].map((c) => TRANSLIT[c] ?? c).join(""));
 
+// A question in a modal dialog (#<id>, its yes button #<id>-ok): true
+// when the yes button closed it.
+async function ask(id, title, yes, ...body) {
+  const dialog = h(`dialog#${id}`, {}, h("h3", {}, title), ...body,
+    h("form", { method: "dialog" }, h("button", { value: "cancel" }, tr("cancel")), h(`button#${id}-ok.danger`, { value: "ok" }, yes)));
+  document.body.append(dialog);
+  dialog.showModal();
+  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
+  dialog.remove();
+  return dialog.returnValue === "ok";
+}
+
 // ---------------------------------------------------------------- frame
 function renderFrame() {
   document.documentElement.lang = S.lang;
@@ -312,12 +324,12 @@ async function openTournament(id) {
   render();
 }
 async function archive(t, type) {
-  if (type === "archive" && !confirm(tr("confirmArchive", t.name))) return;
+  if (type === "archive" && !await ask("archive", tr("archive"), tr("archive"), h("p", {}, tr("confirmArchive", t.name)))) return;
   await act(() => scoring("Command", "mafia.v1.CommandRequest", { tournament: t.id, command_json: JSON.stringify({ type }) }, "mafia.v1.CommandReply")).catch(() => {});
   render();
 }
 async function removeTournament(t) {
-  if (!confirm(tr("confirmRemove", t.name))) return;
+  if (!await ask("remove", tr("remove"), tr("remove"), h("p", {}, tr("confirmRemove", t.name)))) return;
   await act(() => scoring("RemoveTournament", "mafia.v1.TournamentRef", { tournament: t.id }, "mafia.v1.CommandReply")).catch(() => {});
   if (S.tournament === t.id) { S.tournament = ""; S.view = null; sessionStorage.removeItem("mafia.office.tournament"); }
   render();
@@ -484,18 +496,12 @@ async function withdraw(player) {
   const left = v.players.filter((r) => !r.withdrawn && r.player.id !== player.id).length;
   // Stages with rounds not seated yet, and whether those still fill.
   const short = v.stages.filter((s) => v.rounds.filter((r) => r.stage === s.id).length < s.rounds && left < s.tables * 10);
-  const dialog = h("dialog#withdraw", {},
-    h("h3", {}, tr("withdrawTitle", player.nickname)),
+  const ok = await ask("withdraw", tr("withdrawTitle", player.nickname), tr("confirmWithdraw"),
     at.playing.length ? h("p", {}, tr("withdrawPlaying", at.playing.join("; "))) : null,
     h("p", {}, at.ahead.length ? tr("withdrawSeated", at.ahead.join("; ")) : tr("withdrawNone")),
     h("p", { className: short.length ? "bad" : "" }, tr("withdrawCount", left), " ",
-      short.length ? tr("withdrawShort", short.map((s) => `${s.name} (${s.tables * 10} ${tr("perRound")})`).join(", ")) : tr("withdrawFits")),
-    h("form", { method: "dialog" }, h("button", { value: "cancel" }, tr("cancel")), h("button#withdraw-ok.danger", { value: "ok" }, tr("confirmWithdraw"))));
-  document.body.append(dialog);
-  dialog.showModal();
-  await new Promise((resolve) => dialog.addEventListener("close", resolve, { once: true }));
-  dialog.remove();
-  if (dialog.returnValue !== "ok") return;
+      short.length ? tr("withdrawShort", short.map((s) => `${s.name} (${s.tables * 10} ${tr("perRound")})`).join(", ")) : tr("withdrawFits")));
+  if (!ok) return;
   await act(() => command({ type: "withdraw_player", player: player.id })).catch(() => {});
   render();
 }

@@ -809,3 +809,67 @@ async fn the_chief_judge_swaps_seats_of_a_published_round() {
     let problems = page.problems(&[]);
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// The tournaments list: a tournament with an opened game is not removed
+/// (the refusal names it), one with none is; archived, a tournament
+/// leaves the list until asked for, and comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_are_archived_and_removed_only_when_nothing_was_played() {
+    use mafia_proto::v1::scoring_client::ScoringClient;
+    use mafia_proto::v1::{CreateTournamentRequest, OpenRoundRequest};
+    let Some(bin) = browser_or_skip() else { return };
+    let stack = Stack::start().await;
+    seated_cup(&stack).await;
+    let mut c = ScoringClient::connect(format!("http://{}", stack.scoring))
+        .await
+        .unwrap();
+    c.open_round(req(OpenRoundRequest {
+        tournament: "cup".into(),
+        stage: "main".into(),
+        round: 1,
+        deal_seed: 0,
+    }))
+    .await
+    .unwrap();
+    let scheme = serde_json::to_value(mafia_tournament::Scheme::rfm()).unwrap();
+    let spec = json!({"id": "tmp", "name": "Проба", "rules": "rfm", "scheme": scheme});
+    c.create_tournament(req(CreateTournamentRequest {
+        spec_json: spec.to_string(),
+    }))
+    .await
+    .unwrap();
+
+    let browser = Browser::launch(&bin).await;
+    let page = browser.page().await;
+    viewport(&page, 1280, 800).await;
+    page.goto(&stack.url("/office?lang=en")).await;
+    sign_in(&page, ORGANISER).await;
+    page.wait("document.querySelector('[data-tournament=cup]') && document.querySelector('[data-tournament=tmp]')")
+        .await;
+
+    page.click("[data-tournament=cup] button.remove").await;
+    page.click("#remove-ok").await;
+    page.wait("document.querySelector('#note').className === 'bad' && document.querySelector('#note').textContent.includes('cup.main.r1')")
+        .await;
+    page.wait("document.querySelector('[data-tournament=cup]')")
+        .await;
+    shots(&page, "remove-refused").await;
+
+    page.click("[data-tournament=tmp] button.remove").await;
+    page.click("#remove-ok").await;
+    page.wait("!document.querySelector('[data-tournament=tmp]') && document.querySelector('[data-tournament=cup]')")
+        .await;
+
+    page.click("[data-tournament=cup] button.archive").await;
+    page.click("#archive-ok").await;
+    page.wait(
+        "!document.querySelector('[data-tournament=cup]') && document.body.dataset.busy === '0'",
+    )
+    .await;
+    page.click("label.inline input[type=checkbox]").await;
+    page.click("[data-tournament=cup] button.unarchive").await;
+    page.wait("document.querySelector('[data-tournament=cup] button.archive')")
+        .await;
+    let problems = page.problems(&[]);
+    assert!(problems.is_empty(), "{problems:?}");
+}
