@@ -20,6 +20,27 @@ pub struct TournamentSpec {
     pub scheme: Scheme,
 }
 
+/// A tournament's dates, ISO 8601 calendar dates ("2026-05-01"), each
+/// optional; `ends_on` is not before `starts_on`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dates {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_on: Option<String>,
+}
+
+/// What `CreateTournament` reads: the spec and, beside its fields, the
+/// optional dates (`{"id":…,"name":…,…,"starts_on":"2026-05-01"}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewTournament {
+    #[serde(flatten)]
+    pub spec: TournamentSpec,
+    #[serde(flatten)]
+    pub dates: Dates,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TournamentCommand {
@@ -65,6 +86,19 @@ pub enum TournamentCommand {
         game: GameId,
         item: ApprovalItem,
     },
+    /// The chief judge refuses a pending item: the judge's input stops
+    /// waiting on him and its extras count only once the table judge (or
+    /// the chief judge) gives the game's input anew.
+    Refuse {
+        game: GameId,
+        item: ApprovalItem,
+        reason: String,
+    },
+    /// The chief judge confirms a finished game's result (rfm §7.4): no
+    /// approval pending and no appeal open on it.
+    ConfirmResult {
+        game: GameId,
+    },
     FileAppeal {
         game: GameId,
         #[serde(default)]
@@ -87,4 +121,17 @@ pub enum TournamentCommand {
         rules: Vec<PairRule>,
     },
     PublishStandings,
+    /// Sets (or clears, with `null`) the tournament's dates.
+    SetDates {
+        #[serde(default)]
+        starts_on: Option<String>,
+        #[serde(default)]
+        ends_on: Option<String>,
+    },
+    /// Kept, out of the default list (organiser).
+    Archive,
+    Unarchive,
+    /// Removes a tournament no game of which was opened (organiser): it
+    /// leaves every read; its log stays.
+    Remove,
 }

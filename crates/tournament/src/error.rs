@@ -115,6 +115,12 @@ pub enum TournamentError {
         b: PlayerId,
         table: u32,
     },
+    #[error("{a} and {b} sit at table {table}, a pair the tournament keeps apart (separate)")]
+    SeparatePairSeated {
+        a: PlayerId,
+        b: PlayerId,
+        table: u32,
+    },
     #[error("game {0} was annulled for a replay")]
     GameAnnulled(GameId),
     #[error("game {game} is a second game at its table: a table plays one game a round, and another only when an appeal annulled its game {previous} for a replay (rfm §7.2)")]
@@ -185,8 +191,22 @@ pub enum TournamentError {
         "appeal {0} is already decided; the decision is final (rfm §7.3.10, minsk2017 §8.6.4)"
     )]
     AppealAlreadyDecided(u32),
-    #[error("a decision needs a reason")]
+    #[error("the `reason` is empty: a decision needs a reason, kept in the audit trail")]
     EmptyReason,
+    #[error("game {game} has no such item pending to refuse")]
+    NothingToRefuse { game: GameId },
+    #[error("game {0}'s result is already confirmed")]
+    AlreadyConfirmed(GameId),
+    #[error("game {game}'s result cannot be confirmed while {what} waits for the chief judge")]
+    ConfirmWhilePending { game: GameId, what: String },
+    #[error("{field} {value:?} is not an ISO date (YYYY-MM-DD, e.g. 2026-05-01)")]
+    BadDate { field: &'static str, value: String },
+    #[error("the tournament ends ({ends}) before it starts ({starts})")]
+    DatesReversed { starts: String, ends: String },
+    #[error("game {0} has been opened on the referee: a tournament with an opened or played game cannot be removed (archive it instead)")]
+    GameOpened(GameId),
+    #[error("the tournament has been removed")]
+    Removed,
     #[error("player {player} did not play game {game}")]
     PlayerNotInGame { player: PlayerId, game: GameId },
 

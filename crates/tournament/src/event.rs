@@ -23,6 +23,11 @@ pub enum TournamentEvent {
         /// The whole scheme, so the log scores as it did when written. Boxed:
         /// it is much larger than any other event.
         scheme: Box<Scheme>,
+        /// Absent in logs written before tournaments had dates.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        starts_on: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ends_on: Option<String>,
         at: i64,
     },
     JudgeAdded {
@@ -84,6 +89,39 @@ pub enum TournamentEvent {
         by: Actor,
         at: i64,
     },
+    ApprovalRefused {
+        game: GameId,
+        item: ApprovalItem,
+        reason: String,
+        by: Actor,
+        at: i64,
+    },
+    ResultConfirmed {
+        game: GameId,
+        by: Actor,
+        at: i64,
+    },
+    DatesSet {
+        #[serde(default)]
+        starts_on: Option<String>,
+        #[serde(default)]
+        ends_on: Option<String>,
+        by: Actor,
+        at: i64,
+    },
+    Archived {
+        by: Actor,
+        at: i64,
+    },
+    Unarchived {
+        by: Actor,
+        at: i64,
+    },
+    /// The tournament leaves every read; its log stays.
+    Removed {
+        by: Actor,
+        at: i64,
+    },
     AppealFiled {
         appeal: u32,
         game: GameId,
@@ -136,6 +174,12 @@ impl TournamentEvent {
             | TournamentEvent::GameResultRecorded { at, .. }
             | TournamentEvent::JudgeInputsRecorded { at, .. }
             | TournamentEvent::ApprovalGiven { at, .. }
+            | TournamentEvent::ApprovalRefused { at, .. }
+            | TournamentEvent::ResultConfirmed { at, .. }
+            | TournamentEvent::DatesSet { at, .. }
+            | TournamentEvent::Archived { at, .. }
+            | TournamentEvent::Unarchived { at, .. }
+            | TournamentEvent::Removed { at, .. }
             | TournamentEvent::AppealFiled { at, .. }
             | TournamentEvent::AppealDecided { at, .. }
             | TournamentEvent::LotDrawn { at, .. }

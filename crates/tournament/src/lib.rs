@@ -10,7 +10,9 @@
 //! players by the scheme's tie-breaks.
 
 pub mod appeal;
+pub mod audit;
 pub mod command;
+pub mod dates;
 pub mod error;
 pub mod event;
 pub mod export;
@@ -25,7 +27,8 @@ pub mod stored;
 pub mod tournament;
 
 pub use appeal::{Appeal, AppealDecision, Correction};
-pub use command::{TournamentCommand, TournamentSpec};
+pub use audit::{AuditAction, AuditEntry};
+pub use command::{Dates, NewTournament, TournamentCommand, TournamentSpec};
 pub use error::TournamentError;
 pub use event::TournamentEvent;
 pub use facts::{GameFacts, Outcome, SeatFact};

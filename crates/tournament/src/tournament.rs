@@ -3,7 +3,8 @@
 //! tournament built command by command equals the fold of its log.
 
 use crate::appeal::{Appeal, AppealDecision, Correction, Decided};
-use crate::command::{TournamentCommand, TournamentSpec};
+use crate::audit::{AuditAction, AuditEntry};
+use crate::command::{Dates, TournamentCommand, TournamentSpec};
 use crate::error::TournamentError;
 use crate::event::TournamentEvent;
 use crate::facts::GameFacts;
@@ -42,6 +43,8 @@ pub struct InputsEntry {
     pub inputs: JudgeInputs,
     pub pending: BTreeSet<ApprovalItem>,
     pub approved: Vec<(ApprovalItem, i64)>,
+    /// Items the chief judge refused: the extras wait for a new input.
+    pub refused: Vec<ApprovalItem>,
     pub by: Actor,
     pub at: i64,
 }
@@ -57,9 +60,17 @@ pub struct GameEntry {
     pub winner_override: Option<Option<Team>>,
     pub corrections: Vec<Correction>,
     pub annulled: bool,
+    /// The chief judge's confirmation of the result (rfm §7.4), cleared by
+    /// an appeal decision that changes the game.
+    pub confirmed: Option<i64>,
 }
 
 impl GameEntry {
+    /// Finished and counting, its result not yet confirmed.
+    pub fn awaits_confirmation(&self) -> bool {
+        self.result.is_some() && !self.annulled && self.confirmed.is_none()
+    }
+
     pub fn winner(&self) -> Option<Option<Team>> {
         let r = self.result.as_ref()?;
         Some(self.winner_override.unwrap_or(r.facts.winner))
@@ -80,6 +91,13 @@ pub struct Tournament {
     pub rule_overrides: serde_json::Value,
     pub scheme: Scheme,
     pub created_at: i64,
+    pub dates: Dates,
+    /// When archived (kept, out of the default list).
+    pub archived: Option<i64>,
+    /// When removed: the tournament leaves every read.
+    pub removed: Option<i64>,
+    /// Every ruling and change to the tournament itself (`audit.rs`).
+    pub audit: Vec<AuditEntry>,
     pub players: BTreeMap<PlayerId, Registered>,
     pub judges: BTreeMap<JudgeId, Judge>,
     /// In the order they were added.
@@ -117,6 +135,16 @@ impl Tournament {
         actor: &Actor,
         now_ms: i64,
     ) -> Result<TournamentEvent, TournamentError> {
+        Self::create_dated(spec, Dates::default(), actor, now_ms)
+    }
+
+    /// The creation event of a new tournament with its dates.
+    pub fn create_dated(
+        spec: TournamentSpec,
+        dates: Dates,
+        actor: &Actor,
+        now_ms: i64,
+    ) -> Result<TournamentEvent, TournamentError> {
         if *actor != Actor::Organiser {
             return Err(deny(actor, "create a tournament", ORGANISER));
         }
@@ -126,12 +154,15 @@ impl Tournament {
         spec.scheme
             .validate()
             .map_err(|e| TournamentError::BadScheme(e.to_string()))?;
+        crate::dates::check(&dates)?;
         Ok(TournamentEvent::Created {
             id: spec.id,
             name: spec.name,
             rules: spec.rules,
             rule_overrides: spec.rule_overrides,
             scheme: Box::new(spec.scheme),
+            starts_on: dates.starts_on,
+            ends_on: dates.ends_on,
             at: now_ms,
         })
     }
@@ -144,6 +175,8 @@ impl Tournament {
             rules,
             rule_overrides,
             scheme,
+            starts_on,
+            ends_on,
             at,
         } = event
         else {
@@ -156,6 +189,13 @@ impl Tournament {
             rule_overrides: rule_overrides.clone(),
             scheme: (**scheme).clone(),
             created_at: *at,
+            dates: Dates {
+                starts_on: starts_on.clone(),
+                ends_on: ends_on.clone(),
+            },
+            archived: None,
+            removed: None,
+            audit: Vec::new(),
             players: BTreeMap::new(),
             judges: BTreeMap::new(),
             stages: Vec::new(),
@@ -258,6 +298,9 @@ impl Tournament {
         let at = now_ms;
         use TournamentCommand as C;
         use TournamentEvent as E;
+        if self.removed.is_some() {
+            return Err(TournamentError::Removed);
+        }
         let ev = match cmd {
             C::AddJudge { judge } => {
                 if *actor != Actor::Organiser {
@@ -486,6 +529,41 @@ impl Tournament {
                     at,
                 }
             }
+            C::Refuse { game, item, reason } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "refuse an item", CHIEF));
+                }
+                let (g, _) = self.finished(game)?;
+                let waiting = g.inputs.as_ref().is_some_and(|i| i.pending.contains(item));
+                if !waiting {
+                    return Err(TournamentError::NothingToRefuse { game: game.clone() });
+                }
+                if reason.trim().is_empty() {
+                    return Err(TournamentError::EmptyReason);
+                }
+                E::ApprovalRefused {
+                    game: game.clone(),
+                    item: item.clone(),
+                    reason: reason.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::ConfirmResult { game } => {
+                if !actor.is_chief() {
+                    return Err(deny(actor, "confirm a result", CHIEF));
+                }
+                let (g, _) = self.finished(game)?;
+                if g.confirmed.is_some() {
+                    return Err(TournamentError::AlreadyConfirmed(game.clone()));
+                }
+                self.check_nothing_waits(g)?;
+                E::ResultConfirmed {
+                    game: game.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
             C::FileAppeal {
                 game,
                 player,
@@ -601,6 +679,50 @@ impl Tournament {
                     at,
                 }
             }
+            C::SetDates { starts_on, ends_on } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "set the tournament's dates", ORGANISER));
+                }
+                crate::dates::check(&Dates {
+                    starts_on: starts_on.clone(),
+                    ends_on: ends_on.clone(),
+                })?;
+                E::DatesSet {
+                    starts_on: starts_on.clone(),
+                    ends_on: ends_on.clone(),
+                    by: actor.clone(),
+                    at,
+                }
+            }
+            C::Archive | C::Unarchive => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "archive a tournament", ORGANISER));
+                }
+                let archive = matches!(cmd, C::Archive);
+                if self.archived.is_some() == archive {
+                    return Ok(vec![]);
+                }
+                let by = actor.clone();
+                if archive {
+                    E::Archived { by, at }
+                } else {
+                    E::Unarchived { by, at }
+                }
+            }
+            C::Remove => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "remove a tournament", ORGANISER));
+                }
+                // A game is assigned as it is opened on the referee: its
+                // record names the tournament from then on.
+                if let Some(g) = self.games.keys().next() {
+                    return Err(TournamentError::GameOpened(g.clone()));
+                }
+                E::Removed {
+                    by: actor.clone(),
+                    at,
+                }
+            }
             C::PublishStandings => {
                 if !matches!(actor, Actor::Organiser | Actor::ChiefJudge) {
                     return Err(deny(actor, "publish standings", ORGANISER_OR_CHIEF));
@@ -630,6 +752,46 @@ impl Tournament {
             id.game += 1;
         }
         id
+    }
+
+    /// A result is confirmed once nothing about it waits for the chief
+    /// judge: no pending approval, no open appeal.
+    fn check_nothing_waits(&self, g: &GameEntry) -> Result<(), TournamentError> {
+        let waiting = |what: String| TournamentError::ConfirmWhilePending {
+            game: g.id.clone(),
+            what,
+        };
+        if let Some(item) = g.inputs.as_ref().and_then(|i| i.pending.iter().next()) {
+            return Err(waiting(format!(
+                "an approval ({})",
+                serde_json::to_string(item).unwrap_or_default()
+            )));
+        }
+        if let Some(a) = self
+            .appeals
+            .values()
+            .find(|a| a.game == g.id && a.decided.is_none())
+        {
+            return Err(waiting(format!("appeal {}", a.id)));
+        }
+        Ok(())
+    }
+
+    fn audit(
+        &mut self,
+        by: &Actor,
+        at: i64,
+        game: Option<&GameId>,
+        action: AuditAction,
+        reason: &str,
+    ) {
+        self.audit.push(AuditEntry {
+            at,
+            by: by.clone(),
+            game: game.cloned(),
+            action,
+            reason: reason.to_owned(),
+        });
     }
 
     /// A swap may not seat a `separate` pair at one table.
@@ -676,11 +838,33 @@ impl Tournament {
         round: u32,
         tables: &[SeatedTable],
     ) -> Result<(), TournamentError> {
-        let st = self
-            .stage(stage)
-            .ok_or_else(|| TournamentError::UnknownStage(stage.clone()))?;
+        match self
+            .seating_problems(stage, round, tables)
+            .into_iter()
+            .next()
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every rule a round's seating breaks, in a fixed order: the stage and
+    /// round, then table by table (its number, its 10 seats, its judge,
+    /// each player registered, not withdrawn, at one table), then the
+    /// `separate` pairs seated together. `SeatRound` refuses with the
+    /// first; the office's seating plan names them all.
+    pub fn seating_problems(
+        &self,
+        stage: &StageId,
+        round: u32,
+        tables: &[SeatedTable],
+    ) -> Vec<TournamentError> {
+        let Some(st) = self.stage(stage) else {
+            return vec![TournamentError::UnknownStage(stage.clone())];
+        };
+        let mut out = Vec::new();
         if round == 0 || round > st.rounds {
-            return Err(TournamentError::RoundOutOfRange {
+            out.push(TournamentError::RoundOutOfRange {
                 stage: stage.clone(),
                 round,
                 rounds: st.rounds,
@@ -691,42 +875,44 @@ impl Tournament {
             .keys()
             .any(|g| &g.stage == stage && g.round == round)
         {
-            return Err(TournamentError::RoundAlreadyUnderway {
+            out.push(TournamentError::RoundAlreadyUnderway {
                 stage: stage.clone(),
                 round,
             });
         }
         if tables.is_empty() {
-            return Err(TournamentError::NoTables);
+            out.push(TournamentError::NoTables);
         }
         let mut table_nos = BTreeSet::new();
         let mut at_table: BTreeMap<&PlayerId, u32> = BTreeMap::new();
         for t in tables {
             if t.table == 0 || t.table > st.tables {
-                return Err(TournamentError::TableOutOfRange {
+                out.push(TournamentError::TableOutOfRange {
                     stage: stage.clone(),
                     table: t.table,
                     tables: st.tables,
                 });
             }
             if !table_nos.insert(t.table) {
-                return Err(TournamentError::TableTwice(t.table));
+                out.push(TournamentError::TableTwice(t.table));
             }
             if !t.is_full() {
-                return Err(TournamentError::TableNotFull {
+                out.push(TournamentError::TableNotFull {
                     table: t.table,
                     seats: t.seats.len(),
                 });
             }
             if let Some(j) = &t.judge {
                 if !self.judges.contains_key(j) {
-                    return Err(TournamentError::UnknownJudge(j.clone()));
+                    out.push(TournamentError::UnknownJudge(j.clone()));
                 }
             }
             for p in &t.seats {
-                self.active_player(p)?;
+                if let Err(e) = self.active_player(p) {
+                    out.push(e);
+                }
                 if let Some(first) = at_table.insert(p, t.table) {
-                    return Err(TournamentError::PlayerAtTwoTables {
+                    out.push(TournamentError::PlayerAtTwoTables {
                         player: p.clone(),
                         round,
                         first,
@@ -735,7 +921,23 @@ impl Tournament {
                 }
             }
         }
-        Ok(())
+        for rule in self
+            .pair_rules
+            .iter()
+            .filter(|r| r.kind == PairKind::Separate)
+        {
+            let table = |p: &PlayerId| tables.iter().find(|t| t.seats.contains(p)).map(|t| t.table);
+            if let (Some(ta), Some(tb)) = (table(&rule.a), table(&rule.b)) {
+                if ta == tb {
+                    out.push(TournamentError::SeparatePairSeated {
+                        a: rule.a.clone(),
+                        b: rule.b.clone(),
+                        table: ta,
+                    });
+                }
+            }
+        }
+        out
     }
 
     fn check_facts(&self, game: &GameId, facts: &GameFacts) -> Result<(), TournamentError> {
@@ -840,6 +1042,7 @@ impl Tournament {
                         winner_override: None,
                         corrections: Vec::new(),
                         annulled: false,
+                        confirmed: None,
                     },
                 );
             }
@@ -870,18 +1073,70 @@ impl Tournament {
                         inputs: inputs.clone(),
                         pending: pending.iter().cloned().collect(),
                         approved: Vec::new(),
+                        refused: Vec::new(),
                         by: by.clone(),
                         at: *at,
                     });
                 }
                 self.rescore(game);
             }
-            E::ApprovalGiven { game, item, at, .. } => {
+            E::ApprovalGiven { game, item, by, at } => {
                 if let Some(i) = self.games.get_mut(game).and_then(|g| g.inputs.as_mut()) {
                     i.pending.remove(item);
                     i.approved.push((item.clone(), *at));
                 }
+                let action = AuditAction::Approved { item: item.clone() };
+                self.audit(by, *at, Some(game), action, "");
                 self.rescore(game);
+            }
+            E::ApprovalRefused {
+                game,
+                item,
+                reason,
+                by,
+                at,
+            } => {
+                if let Some(i) = self.games.get_mut(game).and_then(|g| g.inputs.as_mut()) {
+                    i.pending.remove(item);
+                    i.refused.push(item.clone());
+                }
+                let action = AuditAction::Refused { item: item.clone() };
+                self.audit(by, *at, Some(game), action, reason);
+                self.rescore(game);
+            }
+            E::ResultConfirmed { game, by, at } => {
+                if let Some(g) = self.games.get_mut(game) {
+                    g.confirmed = Some(*at);
+                }
+                self.audit(by, *at, Some(game), AuditAction::ResultConfirmed, "");
+            }
+            E::DatesSet {
+                starts_on,
+                ends_on,
+                by,
+                at,
+            } => {
+                self.dates = Dates {
+                    starts_on: starts_on.clone(),
+                    ends_on: ends_on.clone(),
+                };
+                let action = AuditAction::DatesSet {
+                    starts_on: starts_on.clone(),
+                    ends_on: ends_on.clone(),
+                };
+                self.audit(by, *at, None, action, "");
+            }
+            E::Archived { by, at } => {
+                self.archived = Some(*at);
+                self.audit(by, *at, None, AuditAction::Archived, "");
+            }
+            E::Unarchived { by, at } => {
+                self.archived = None;
+                self.audit(by, *at, None, AuditAction::Unarchived, "");
+            }
+            E::Removed { by, at } => {
+                self.removed = Some(*at);
+                self.audit(by, *at, None, AuditAction::Removed, "");
             }
             E::AppealFiled {
                 appeal,
@@ -924,6 +1179,11 @@ impl Tournament {
                 });
                 let game = a.game.clone();
                 if let Some(g) = self.games.get_mut(&game) {
+                    // A decision that changes the game asks for its
+                    // result to be confirmed again.
+                    if *decision != AppealDecision::Rejected {
+                        g.confirmed = None;
+                    }
                     match decision {
                         AppealDecision::Rejected => {}
                         AppealDecision::ResultChanged { winner } => {
@@ -943,13 +1203,24 @@ impl Tournament {
                         AppealDecision::Replay => g.annulled = true,
                     }
                 }
+                let action = AuditAction::AppealDecided {
+                    appeal: *appeal,
+                    decision: decision.clone(),
+                };
+                self.audit(by, *at, Some(&game), action, reason);
                 self.rescore(&game);
             }
             E::PairRulesSet { rules, .. } => self.pair_rules = rules.clone(),
-            E::LotDrawn { players, at, .. } => self.lots.push(Lot {
-                players: players.clone(),
-                at: *at,
-            }),
+            E::LotDrawn { players, by, at } => {
+                self.lots.push(Lot {
+                    players: players.clone(),
+                    at: *at,
+                });
+                let action = AuditAction::LotDrawn {
+                    players: players.clone(),
+                };
+                self.audit(by, *at, None, action, "");
+            }
             E::StandingsPublished { games, at, .. } => self.published.push((*at, *games)),
         }
     }
@@ -980,7 +1251,7 @@ impl Tournament {
                 facts: &r.facts,
                 winner: g.winner_override.unwrap_or(r.facts.winner),
                 inputs: inputs.map(|i| &i.inputs),
-                approved: inputs.is_none_or(|i| i.pending.is_empty()),
+                approved: inputs.is_none_or(|i| i.pending.is_empty() && i.refused.is_empty()),
                 corrections: &g.corrections,
             }
             .line(),

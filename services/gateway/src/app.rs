@@ -140,6 +140,8 @@ pub struct AppState {
     pub standings: crate::board::Board,
     pub console: ConsoleConfig,
     pub pages: PagesConfig,
+    /// When each game's judge console was last heard from (`table_board`).
+    pub presence: crate::table_board::Presence,
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,6 +159,10 @@ pub struct ApiError(StatusCode, String);
 impl ApiError {
     pub fn bad_request(why: String) -> ApiError {
         ApiError(StatusCode::BAD_REQUEST, why)
+    }
+
+    pub fn unauthorized(why: String) -> ApiError {
+        ApiError(StatusCode::UNAUTHORIZED, why)
     }
 
     pub fn forbidden(why: String) -> ApiError {

@@ -42,13 +42,15 @@ impl Board {
             .clone()
     }
 
-    /// The tournament's latest fold, if its stream has been seen.
+    /// The tournament's latest fold, if its stream has been seen and the
+    /// tournament not removed.
     pub fn get(&self, id: &TournamentId) -> Option<Snapshot> {
         self.slots
             .lock()
             .expect("board lock")
             .get(id)
             .and_then(|s| s.borrow().clone())
+            .filter(|s| s.tournament.removed.is_none())
     }
 
     /// The latest fold now and each newer one; works before the
@@ -91,12 +93,16 @@ impl Board {
         self.slots.lock().expect("board lock").len()
     }
 
-    /// Every tournament seen, by id.
+    /// Every tournament seen and not removed, by id.
     pub fn tournaments(&self) -> Vec<TournamentId> {
         let slots = self.slots.lock().expect("board lock");
         let mut ids: Vec<TournamentId> = slots
             .iter()
-            .filter(|(_, s)| s.borrow().is_some())
+            .filter(|(_, s)| {
+                s.borrow()
+                    .as_ref()
+                    .is_some_and(|s| s.tournament.removed.is_none())
+            })
             .map(|(id, _)| id.clone())
             .collect();
         ids.sort();

@@ -38,6 +38,8 @@ pub fn router(state: AppState) -> Router {
     let tokens = state.tokens.clone();
     let pages = crate::assets::routes()
         .merge(crate::console::pages())
+        .merge(crate::office::pages())
+        .merge(crate::ruling::pages())
         .with_state(state.clone());
     Router::new()
         .route("/ws/game/{game_id}", get(ws_game))
@@ -50,6 +52,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::console::api())
+        .merge(crate::office::api())
+        .merge(crate::ruling::routes())
+        .merge(crate::table_board::routes())
         .with_state(state)
         .merge(graphql)
         .merge(standings)

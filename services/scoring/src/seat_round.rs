@@ -1,10 +1,14 @@
 //! Seating a round with the seating generator: the stage is seated whole
 //! from the tournament's roster, so the round stored is one round of a
-//! balanced schedule, and the same seed seats the same stage again.
+//! balanced schedule, and the same seed seats the same stage again. A plan
+//! (the office's) is such a round, or the caller's own, with its metrics
+//! beside a random seating's and every rule it breaks, stored nowhere.
 
 use mafia_record::StageId;
-use mafia_seating::{Metrics, PairPolicy, PolicyKind, SeatingInput};
-use mafia_tournament::{JudgeId, PairKind, PlayerId, SeatedTable, Tournament, TournamentCommand};
+use mafia_seating::{Metrics, PairPolicy, PolicyKind, Seating, SeatingInput};
+use mafia_tournament::{
+    JudgeId, PairKind, PlayerId, SeatedTable, Stage, Tournament, TournamentCommand,
+};
 use tonic::Status;
 
 /// The `SeatRound` command for round `round` of the generated seating of
@@ -16,6 +20,29 @@ pub fn command(
     seed: u64,
     policies: Vec<PairPolicy>,
 ) -> Result<(TournamentCommand, Metrics), Status> {
+    let s = stage_of(t, stage, round)?;
+    if t.round(stage, round).is_some() {
+        // Its games may be open already; the chief judge swaps seats instead.
+        return Err(Status::failed_precondition(format!(
+            "round {round} of stage {stage} is already seated: swap seats to change it"
+        )));
+    }
+    let input = stage_input(t, s, policies)?;
+    let seating = mafia_seating::seat(&input, seed)
+        .map_err(|e| Status::failed_precondition(format!("seating stage {stage}: {e}")))?;
+    let metrics = Metrics::compute(&input, &seating)
+        .map_err(|e| Status::internal(format!("seating metrics: {e}")))?;
+    Ok((
+        TournamentCommand::SeatRound {
+            stage: stage.clone(),
+            round,
+            tables: round_tables(&seating, round),
+        },
+        metrics,
+    ))
+}
+
+fn stage_of<'t>(t: &'t Tournament, stage: &StageId, round: u32) -> Result<&'t Stage, Status> {
     let s = t
         .stages
         .iter()
@@ -27,12 +54,16 @@ pub fn command(
             s.rounds
         )));
     }
-    if t.round(stage, round).is_some() {
-        // Its games may be open already; the chief judge swaps seats instead.
-        return Err(Status::failed_precondition(format!(
-            "round {round} of stage {stage} is already seated: swap seats to change it"
-        )));
-    }
+    Ok(s)
+}
+
+/// The stage to seat: the players registered and not withdrawn (in id
+/// order), the judges, the tournament's pair rules and then `policies`.
+fn stage_input(
+    t: &Tournament,
+    s: &Stage,
+    policies: Vec<PairPolicy>,
+) -> Result<SeatingInput, Status> {
     let players = t
         .players
         .values()
@@ -55,7 +86,6 @@ pub fn command(
     }
     let mut input = SeatingInput::new(players, s.tables as usize, s.rounds as usize);
     input.judges = t.judges.keys().map(|j| j.as_str().to_string()).collect();
-    // The tournament's own pair rules, then the request's.
     input.policies = t
         .pair_rules
         .iter()
@@ -69,11 +99,11 @@ pub fn command(
         })
         .chain(policies)
         .collect();
-    let seating = mafia_seating::seat(&input, seed)
-        .map_err(|e| Status::failed_precondition(format!("seating stage {stage}: {e}")))?;
-    let metrics = Metrics::compute(&input, &seating)
-        .map_err(|e| Status::internal(format!("seating metrics: {e}")))?;
-    let tables = seating.rounds[round as usize - 1]
+    Ok(input)
+}
+
+fn round_tables(seating: &Seating, round: u32) -> Vec<SeatedTable> {
+    seating.rounds[round as usize - 1]
         .tables
         .iter()
         .enumerate()
@@ -82,13 +112,110 @@ pub fn command(
             seats: ts.seats.iter().map(PlayerId::new).collect(),
             judge: ts.judge.as_ref().map(JudgeId::new),
         })
+        .collect()
+}
+
+/// A round's seating proposal and what it is worth.
+pub struct Plan {
+    pub tables: Vec<SeatedTable>,
+    /// The stage so far with this round (its other seated rounds, in
+    /// order); `None` when the proposal is not a seating at all (a table
+    /// not of 10, a player twice, one unknown).
+    pub metrics: Option<Metrics>,
+    /// A random seating of the same players, tables and rounds.
+    pub random: Option<Metrics>,
+    /// Every rule the proposal breaks (`Tournament::seating_problems`),
+    /// the texts `seat_round` refuses with.
+    pub problems: Vec<String>,
+}
+
+/// Round `round` as generated from `seed` (`proposal` `None`), or the
+/// caller's proposal, checked and measured.
+pub fn plan(
+    t: &Tournament,
+    stage: &StageId,
+    round: u32,
+    seed: u64,
+    proposal: Option<Vec<SeatedTable>>,
+) -> Result<Plan, Status> {
+    let s = stage_of(t, stage, round)?;
+    let input = stage_input(t, s, Vec::new())?;
+    let tables = match proposal {
+        Some(tables) => tables,
+        None => {
+            let seating = mafia_seating::seat(&input, seed)
+                .map_err(|e| Status::failed_precondition(format!("seating stage {stage}: {e}")))?;
+            round_tables(&seating, round)
+        }
+    };
+    let problems: Vec<String> = t
+        .seating_problems(stage, round, &tables)
+        .iter()
+        .map(ToString::to_string)
         .collect();
-    Ok((
-        TournamentCommand::SeatRound {
-            stage: stage.clone(),
-            round,
-            tables,
-        },
+    let (so_far, measured) = stage_so_far(t, stage, round, &tables, &input);
+    let metrics = Metrics::compute(&measured, &so_far).ok();
+    let mut baseline = input;
+    baseline.rounds = so_far.rounds.len();
+    let random = mafia_seating::random_seating(&baseline, seed)
+        .and_then(|r| Metrics::compute(&baseline, &r))
+        .ok();
+    Ok(Plan {
+        tables,
         metrics,
-    ))
+        random,
+        problems,
+    })
+}
+
+/// The stage's seated rounds with `tables` as round `round`, in round
+/// order, and the input to measure them against: every player they seat
+/// (a withdrawn one who played included) and the stage's rules.
+fn stage_so_far(
+    t: &Tournament,
+    stage: &StageId,
+    round: u32,
+    tables: &[SeatedTable],
+    input: &SeatingInput,
+) -> (Seating, SeatingInput) {
+    let mut rounds: Vec<(u32, Vec<&SeatedTable>)> = t
+        .rounds
+        .iter()
+        .filter(|((s, r), _)| s == stage && *r != round)
+        .map(|((_, r), seated)| (*r, seated.tables.values().collect()))
+        .collect();
+    rounds.push((round, tables.iter().collect()));
+    rounds.sort_by_key(|(r, _)| *r);
+    let mut measured = input.clone();
+    let seating = Seating {
+        rounds: rounds
+            .iter()
+            .map(|(_, tables)| mafia_seating::RoundSeating {
+                tables: tables
+                    .iter()
+                    .map(|st| mafia_seating::TableSeating {
+                        judge: st.judge.as_ref().map(|j| j.to_string()),
+                        seats: st.seats.iter().map(|p| p.to_string()).collect(),
+                    })
+                    .collect(),
+                resting: Vec::new(),
+            })
+            .collect(),
+    };
+    for p in seating
+        .rounds
+        .iter()
+        .flat_map(|r| &r.tables)
+        .flat_map(|t| &t.seats)
+    {
+        if !measured.players.iter().any(|q| &q.id == p) {
+            if let Some(r) = t.players.get(&PlayerId::new(p)) {
+                measured
+                    .players
+                    .push(mafia_seating::Player::new(p, &r.player.nickname));
+            }
+        }
+    }
+    measured.rounds = seating.rounds.len();
+    (seating, measured)
 }

@@ -1,7 +1,6 @@
 //! The `mafia.v1.Scoring` gRPC service.
 
 use crate::actor::{actor_for, authenticate, creator};
-use crate::csv::parse_players;
 use crate::store::{Store, StoreError};
 use mafia_access::Tokens;
 use mafia_proto::v1::scoring_server::Scoring;
@@ -19,7 +18,8 @@ use mafia_proto::v1::{
 use mafia_record::TournamentId;
 use mafia_tournament::stored;
 use mafia_tournament::{
-    history, PlayerId, TournamentCommand, TournamentError, TournamentEvent, TournamentSpec,
+    history, NewTournament, PlayerId, SeatedTable, TournamentCommand, TournamentError,
+    TournamentEvent,
 };
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -48,6 +48,7 @@ pub fn status(e: StoreError) -> Status {
             }
             _ => Status::failed_precondition(e.to_string()),
         },
+        StoreError::CsvRow { .. } => Status::failed_precondition(e.to_string()),
         StoreError::Contended => Status::aborted(e.to_string()),
         StoreError::Stopped => Status::unavailable(e.to_string()),
         StoreError::Log(_) | StoreError::Stored(_) => Status::unavailable(e.to_string()),
@@ -57,6 +58,11 @@ pub fn status(e: StoreError) -> Status {
 fn tournament_id(s: &str) -> Result<TournamentId, Status> {
     s.parse()
         .map_err(|e| Status::invalid_argument(format!("tournament id {s:?}: {e}")))
+}
+
+fn stage_id(s: &str) -> Result<mafia_record::StageId, Status> {
+    s.parse()
+        .map_err(|e| Status::invalid_argument(format!("stage {s:?}: {e}")))
 }
 
 fn reply(events: &[TournamentEvent], version: u64) -> CommandReply {
@@ -125,10 +131,7 @@ impl ScoringService {
         let caller = authenticate(&self.tokens, req.metadata())?;
         let r = req.into_inner();
         let id = tournament_id(&r.tournament)?;
-        let stage: mafia_record::StageId = r
-            .stage
-            .parse()
-            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let stage = stage_id(&r.stage)?;
         let policies: Vec<mafia_seating::PairPolicy> = match r.policies_json.trim() {
             "" => Vec::new(),
             json => serde_json::from_str(json)
@@ -171,10 +174,7 @@ impl ScoringService {
         let caller = authenticate(&self.tokens, req.metadata())?;
         let r = req.into_inner();
         let id = tournament_id(&r.tournament)?;
-        let stage: mafia_record::StageId = r
-            .stage
-            .parse()
-            .map_err(|e| Status::invalid_argument(format!("stage {:?}: {e}", r.stage)))?;
+        let stage = stage_id(&r.stage)?;
         let link = self.referee.as_ref().ok_or_else(|| {
             Status::failed_precondition(
                 "no referee configured: start the service with --referee-url and --referee-token",
@@ -218,13 +218,13 @@ impl Scoring for ScoringService {
         req: Request<CreateTournamentRequest>,
     ) -> Result<Response<CommandReply>, Status> {
         let caller = counted(&self.store, authenticate(&self.tokens, req.metadata()))?;
-        let spec: TournamentSpec = serde_json::from_str(&req.get_ref().spec_json)
+        let new: NewTournament = serde_json::from_str(&req.get_ref().spec_json)
             .map_err(|e| Status::invalid_argument(format!("spec_json: {e}")))?;
-        let actor = creator(&caller, &spec.id)?;
+        let actor = creator(&caller, &new.spec.id)?;
         let t = counted(
             &self.store,
             self.store
-                .create(spec, &actor, now_ms())
+                .create_dated(new.spec, new.dates, &actor, now_ms())
                 .await
                 .map_err(status),
         )?;
@@ -250,13 +250,13 @@ impl Scoring for ScoringService {
         req: Request<RegisterPlayersCsvRequest>,
     ) -> Result<Response<CommandReply>, Status> {
         let caller = authenticate(&self.tokens, req.metadata())?;
-        let r = req.into_inner();
-        let id = tournament_id(&r.tournament)?;
-        // Off the async workers; at most csv::MAX_PLAYERS lines are read.
-        let players = tokio::task::spawn_blocking(move || parse_players(&r.csv))
-            .await
-            .map_err(|e| Status::internal(format!("players CSV: {e}")))?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        // At most csv::MAX_PLAYERS lines are read.
+        let sheet = counted(&self.store, crate::office::read_sheet(req.get_ref()).await)?;
+        if let Some((row, problem)) = sheet.first_problem() {
+            let why = format!("players CSV line {}: {}", row.line, problem.en());
+            return counted(&self.store, Err(Status::invalid_argument(why)));
+        }
         let h = self.store.get(&id).await.map_err(status)?;
         let probe = TournamentCommand::PublishStandings;
         let actor = actor_for(&caller, &h.lock().await.tournament, &probe)?;
@@ -264,6 +264,7 @@ impl Scoring for ScoringService {
         let stored = self
             .store
             .command(&id, move |t| {
+                let players = crate::office::players(t, &sheet, &actor)?;
                 // Each line is checked against the lines before it, so a
                 // player listed twice is refused too; all or nothing.
                 let mut t = t.clone();
@@ -311,25 +312,13 @@ impl Scoring for ScoringService {
         &self,
         req: Request<TournamentRef>,
     ) -> Result<Response<TournamentSummary>, Status> {
-        authenticate(&self.tokens, req.metadata())?;
+        let caller = authenticate(&self.tokens, req.metadata())?;
         let id = tournament_id(&req.get_ref().tournament)?;
         let h = self.store.get(&id).await.map_err(status)?;
         let h = h.lock().await;
         let t = &h.tournament;
-        Ok(Response::new(TournamentSummary {
-            id: t.id.to_string(),
-            name: t.name.clone(),
-            rules: serde_json::to_value(t.rules)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            scheme: format!("{}@{}", t.scheme.id, t.scheme.version),
-            version: t.version,
-            players: t.players.len() as u32,
-            games: t.games.len() as u32,
-            scored_games: t.games.values().filter(|g| g.result.is_some()).count() as u32,
-            archived: false,
-        }))
+        let detail = crate::office::sees_detail(&caller, t);
+        Ok(Response::new(crate::office::summary(t, detail)))
     }
 
     async fn get_standings(
@@ -378,30 +367,71 @@ impl Scoring for ScoringService {
     // The office's calls (issue 37): being built on their own branches.
     async fn list_tournaments(
         &self,
-        _req: Request<ListTournamentsRequest>,
+        req: Request<ListTournamentsRequest>,
     ) -> Result<Response<ListTournamentsReply>, Status> {
-        Err(Status::unimplemented("ListTournaments is not built yet"))
+        authenticate(&self.tokens, req.metadata())?;
+        crate::office::list(&self.store, req.get_ref().include_archived)
+            .await
+            .map(Response::new)
     }
 
     async fn remove_tournament(
         &self,
-        _req: Request<TournamentRef>,
+        req: Request<TournamentRef>,
     ) -> Result<Response<CommandReply>, Status> {
-        Err(Status::unimplemented("RemoveTournament is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let r = self.run(&caller, &id, TournamentCommand::Remove).await;
+        counted(&self.store, r).map(Response::new)
     }
 
     async fn preview_players_csv(
         &self,
-        _req: Request<RegisterPlayersCsvRequest>,
+        req: Request<RegisterPlayersCsvRequest>,
     ) -> Result<Response<PlayersCsvPreview>, Status> {
-        Err(Status::unimplemented("PreviewPlayersCsv is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let sheet = crate::office::read_sheet(req.get_ref()).await?;
+        let h = self.store.get(&id).await.map_err(status)?;
+        let t = h.lock().await.tournament.clone();
+        let probe = TournamentCommand::PublishStandings;
+        let actor = actor_for(&caller, &t, &probe)?;
+        tokio::task::spawn_blocking(move || crate::office::preview(&t, &sheet, &actor))
+            .await
+            .map(Response::new)
+            .map_err(|e| Status::internal(format!("players CSV: {e}")))
     }
 
     async fn plan_seating(
         &self,
-        _req: Request<PlanSeatingRequest>,
+        req: Request<PlanSeatingRequest>,
     ) -> Result<Response<SeatingPlan>, Status> {
-        Err(Status::unimplemented("PlanSeating is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let id = tournament_id(&r.tournament)?;
+        let stage = stage_id(&r.stage)?;
+        let proposal: Option<Vec<SeatedTable>> = match r.tables_json.trim() {
+            "" => None,
+            json => Some(
+                serde_json::from_str(json)
+                    .map_err(|e| Status::invalid_argument(format!("tables_json: {e}")))?,
+            ),
+        };
+        let h = self.store.get(&id).await.map_err(status)?;
+        let t = h.lock().await.tournament.clone();
+        // Who may seat these tables (or, generating, the whole round).
+        let probe = TournamentCommand::SeatRound {
+            stage: stage.clone(),
+            round: r.round,
+            tables: proposal.clone().unwrap_or_default(),
+        };
+        actor_for(&caller, &t, &probe)?;
+        let plan = tokio::task::spawn_blocking(move || {
+            crate::seat_round::plan(&t, &stage, r.round, r.seed, proposal)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("seating plan: {e}")))??;
+        crate::office::seating_plan(plan).map(Response::new)
     }
 
     async fn issue_credential(

@@ -10,8 +10,10 @@ use bytes::Bytes;
 use mafia_event_log::{EventLog, LogError};
 use mafia_record::TournamentId;
 use mafia_tournament::stored::{self, StoredError};
-use mafia_tournament::{Actor, Tournament, TournamentError, TournamentEvent, TournamentSpec};
-use std::collections::HashMap;
+use mafia_tournament::{
+    Actor, Dates, Tournament, TournamentError, TournamentEvent, TournamentSpec,
+};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
@@ -29,6 +31,9 @@ pub enum StoreError {
     Refused(#[from] TournamentError),
     #[error("players CSV line {line}: {error}")]
     CsvLine { line: usize, error: TournamentError },
+    /// A row refused against the tournament (a player already registered).
+    #[error("players CSV line {line}: {why}")]
+    CsvRow { line: usize, why: String },
     #[error("the tournament log kept changing under the command; try again")]
     Contended,
     #[error("the service is stopping; try again")]
@@ -49,6 +54,10 @@ pub struct Store {
     log: Arc<dyn EventLog>,
     pub metrics: crate::metrics::Metrics,
     held: Mutex<HashMap<TournamentId, Arc<Mutex<Held>>>>,
+    /// Tournaments removed (`TournamentEvent::Removed`): held like the
+    /// others, answered as not found. Apart from `held` so that telling
+    /// needs no tournament's lock.
+    removed: std::sync::Mutex<HashSet<TournamentId>>,
 }
 
 impl Store {
@@ -57,6 +66,7 @@ impl Store {
             log,
             metrics: Default::default(),
             held: Mutex::new(HashMap::new()),
+            removed: Default::default(),
         }
     }
 
@@ -70,8 +80,19 @@ impl Store {
         actor: &Actor,
         now_ms: i64,
     ) -> Result<Tournament, StoreError> {
+        self.create_dated(spec, Dates::default(), actor, now_ms)
+            .await
+    }
+
+    pub async fn create_dated(
+        &self,
+        spec: TournamentSpec,
+        dates: Dates,
+        actor: &Actor,
+        now_ms: i64,
+    ) -> Result<Tournament, StoreError> {
         let id = spec.id.clone();
-        let created = Tournament::create(spec, actor, now_ms)?;
+        let created = Tournament::create_dated(spec, dates, actor, now_ms)?;
         let t = Tournament::from_created(&created)?;
         let stream = stored::stream_of(&id);
         match self
@@ -95,8 +116,31 @@ impl Store {
         Ok(t)
     }
 
-    /// The tournament, folded from the log on first use.
+    /// The tournament, folded from the log on first use; a removed one is
+    /// not found.
     pub async fn get(&self, id: &TournamentId) -> Result<Arc<Mutex<Held>>, StoreError> {
+        let h = self.get_any(id).await?;
+        if self.is_removed(id) {
+            return Err(StoreError::NotFound(id.clone()));
+        }
+        Ok(h)
+    }
+
+    pub fn is_removed(&self, id: &TournamentId) -> bool {
+        self.removed.lock().expect("removed set").contains(id)
+    }
+
+    fn note_removed(&self, t: &Tournament) {
+        if t.removed.is_some() {
+            self.removed
+                .lock()
+                .expect("removed set")
+                .insert(t.id.clone());
+        }
+    }
+
+    /// The tournament, removed or not.
+    async fn get_any(&self, id: &TournamentId) -> Result<Arc<Mutex<Held>>, StoreError> {
         let mut held = self.held.lock().await;
         if let Some(h) = held.get(id) {
             return Ok(h.clone());
@@ -110,6 +154,7 @@ impl Store {
         let events = self.read_from(&stream, 1).await?;
         let last_seq = events.len() as u64;
         let t = stored::fold_stored(&header, events.iter().map(|b| b.as_ref()))?;
+        self.note_removed(&t);
         let h = Arc::new(Mutex::new(Held {
             tournament: t,
             last_seq,
@@ -175,6 +220,7 @@ impl Store {
                     for e in &events {
                         h.tournament.apply(e);
                     }
+                    self.note_removed(&h.tournament);
                     h.last_seq = appended.last_seq;
                     self.metrics.stored(events.len());
                     return Ok((events, h.tournament.version));
@@ -190,6 +236,10 @@ impl Store {
                         h.tournament.apply(&e);
                     }
                     h.last_seq += newer.len() as u64;
+                    self.note_removed(&h.tournament);
+                    if self.is_removed(id) {
+                        return Err(StoreError::NotFound(id.clone()));
+                    }
                 }
                 Err(e) => {
                     // The outcome is unknown: refold from the log next time.
@@ -202,7 +252,7 @@ impl Store {
         Err(StoreError::Contended)
     }
 
-    /// Every tournament stored in the log.
+    /// Every tournament stored in the log, removed ones included.
     pub async fn list(&self) -> Result<Vec<TournamentId>, StoreError> {
         Ok(self
             .log

@@ -22,6 +22,8 @@ pub fn touches(t: &Tournament, cmd: &TournamentCommand) -> Vec<Scope> {
         | C::RecordResult { game, .. }
         | C::SubmitJudgeInputs { game, .. }
         | C::Approve { game, .. }
+        | C::Refuse { game, .. }
+        | C::ConfirmResult { game }
         | C::FileAppeal { game, .. } => vec![Scope::Game(game.clone())],
         // An appeal not filed touches nothing known: only a chief judge of
         // the whole tournament learns that it does not exist.
@@ -46,7 +48,11 @@ pub fn touches(t: &Tournament, cmd: &TournamentCommand) -> Vec<Scope> {
         | C::WithdrawPlayer { .. }
         | C::DrawLot { .. }
         | C::SetPairRules { .. }
-        | C::PublishStandings => whole(),
+        | C::PublishStandings
+        | C::SetDates { .. }
+        | C::Archive
+        | C::Unarchive
+        | C::Remove => whole(),
     };
     // A command that names no game (a seating of no tables) is checked
     // against the whole tournament, never against nothing.

@@ -1,5 +1,9 @@
 //! The scoring service over real gRPC on 127.0.0.1:0, on both backends.
 
+mod common;
+
+use common::{facts, serve, TOKENS};
+
 use mafia_event_log::testing::{RedisServer, ScopedPrefix};
 use mafia_event_log::{EmbeddedLog, EventLog, RedisLog, RedisLogConfig};
 use mafia_proto::v1::scoring_client::ScoringClient;
@@ -9,37 +13,14 @@ use mafia_proto::v1::{
 };
 use mafia_record::{GameId, StageId, TournamentId};
 use mafia_rules::{Role, RuleSetId, Seat, Team};
-use mafia_scoring::{start, Running, Tokens};
+use mafia_scoring::{Running, Tokens};
 use mafia_tournament::{
-    Coefficient, GameFacts, Judge, JudgeId, PlayerId, Scheme, SeatFact, SeatedTable, Stage,
-    TournamentCommand, TournamentSpec,
+    Coefficient, Judge, JudgeId, PlayerId, Scheme, SeatedTable, Stage, TournamentCommand,
+    TournamentSpec,
 };
 use std::sync::Arc;
 use tonic::transport::Channel;
 use tonic::{Code, Request};
-
-const TOKENS: &str = r#"{"tokens":[
-  {"role":"organiser","token":"org-token","games":["*"]},
-  {"role":"chief_judge","token":"chief-token","games":["*"]},
-  {"role":"table_judge","token":"t1-token","games":["cup.*.*.t1.*"]},
-  {"role":"table_judge","token":"t2-token","games":["cup.*.*.t2.*"]},
-  {"role":"table_judge","token":"named-j1-token","games":["cup.*.*.t1.*"],"name":"j1"},
-  {"role":"table_judge","token":"named-j2-token","games":["cup.*.*.t1.*"],"name":"j2"},
-  {"role":"broadcast","token":"cast-token","games":["*"]},
-  {"role":"organiser","token":"org-t2-token","games":["cup.*.*.t2.*"]},
-  {"role":"chief_judge","token":"chief-t2-token","games":["cup.*.*.t2.*"]},
-  {"role":"organiser","token":"org-other-token","games":["other.*.*.*.*"]}]}"#;
-
-async fn serve(log: Arc<dyn EventLog>) -> (Running, ScoringClient<Channel>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let running = start(listener, log, Tokens::from_json(TOKENS).unwrap())
-        .await
-        .unwrap();
-    let client = ScoringClient::connect(format!("http://{}", running.addr))
-        .await
-        .unwrap();
-    (running, client)
-}
 
 fn with_token<T>(token: &str, msg: T) -> Request<T> {
     let mut r = Request::new(msg);
@@ -123,47 +104,6 @@ async fn summary(c: &mut ScoringClient<Channel>) -> mafia_proto::v1::TournamentS
     .await
     .unwrap()
     .into_inner()
-}
-
-const ROLES: [Role; 10] = [
-    Role::Civilian,
-    Role::Civilian,
-    Role::Sheriff,
-    Role::Civilian,
-    Role::Mafia,
-    Role::Civilian,
-    Role::Don,
-    Role::Civilian,
-    Role::Mafia,
-    Role::Civilian,
-];
-
-fn facts(table: u32, winner: Team) -> GameFacts {
-    GameFacts {
-        seats: (1..=10u8)
-            .map(|n| SeatFact {
-                seat: Seat::new(n).unwrap(),
-                player: pid((table as usize - 1) * 10 + n as usize),
-                role: ROLES[n as usize - 1],
-                out: None,
-                fouls: 0,
-                small_penalties: 0,
-                big_penalties: 0,
-                yellow_cards: 0,
-                disqualified: false,
-                fouled_out: false,
-            })
-            .collect(),
-        winner: Some(winner),
-        reason: match winner {
-            Team::Red => "all_black_out",
-            Team::Black => "black_parity",
-        }
-        .into(),
-        first_killed: None,
-        best_move: None,
-        opposite_team_victory: None,
-    }
 }
 
 /// Records table `table`'s game 1 as won by `winner`, as the game follower
@@ -457,7 +397,7 @@ async fn refused_commands_change_nothing_and_name_their_rule(log: Arc<dyn EventL
             "org-token",
             RegisterPlayersCsvRequest {
                 tournament: "cup".into(),
-                csv: "p21,New\np22\n".into(),
+                csv: "p21,New\np22,,\n".into(),
                 csv_bytes: Vec::new(),
             },
         ))
