@@ -39,7 +39,11 @@ pub fn router(state: AppState) -> Router {
     let pages = crate::assets::routes()
         .merge(crate::console::pages())
         .with_state(state.clone());
-    Router::new()
+    let mut router = Router::new();
+    if state.config.autobahn_echo {
+        router = router.route("/ws/autobahn-echo", get(crate::ws::echo::route));
+    }
+    router
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
         .route("/ws/hall", get(ws_hall))

@@ -64,6 +64,11 @@ pub fn texts(payloads: &[Bytes]) -> Bytes {
     out.freeze()
 }
 
+/// A whole binary frame (the Autobahn echo endpoint's, `echo.rs`).
+pub fn binary(payload: &[u8]) -> Bytes {
+    frame(OP_BINARY, payload)
+}
+
 pub fn ping() -> Bytes {
     frame(OP_PING, &[])
 }
