@@ -41,7 +41,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state.clone());
     let mut router = Router::new();
     if state.config.autobahn_echo {
-        router = router.route("/ws/autobahn-echo", get(crate::ws::echo::route));
+        router = router.route("/ws/autobahn-echo", get(ws_autobahn_echo));
     }
     router
         .route("/ws/game/{game_id}", get(ws_game))
@@ -84,6 +84,14 @@ async fn ws_game(
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
     Ok(response)
+}
+
+/// `ws::echo`, for the Autobahn fuzzing client's conformance runs only.
+async fn ws_autobahn_echo(State(state): State<AppState>, ws: Upgrade) -> Response {
+    let (response, upgrading) = ws.accept(None);
+    let echo = crate::ws::echo::run(upgrading, state.closing.clone(), state.config.send_timeout);
+    tokio::spawn(state.closing.track(echo));
+    response
 }
 
 async fn ws_hall(

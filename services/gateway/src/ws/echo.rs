@@ -1,45 +1,40 @@
 //! `/ws/autobahn-echo`: an echo endpoint on the very transport the feeds
 //! use (`Upgrade`, `Decoder`, `Conn`, `frame`), for conformance runs of the
 //! Autobahn fuzzing client only (`tests/autobahn/run.sh`). Its cases expect
-//! every message echoed, which no feed does. Routed only when the gateway
-//! runs with `--autobahn-echo` (`ServerConfig::autobahn_echo`): it holds no
-//! data, but answers anyone, so it is off in every real deployment.
+//! every message echoed, which no feed does. `server.rs` routes it only
+//! when the gateway runs with `--autobahn-echo` (`ServerConfig::
+//! autobahn_echo`): it holds no data, but answers anyone, so it is off in
+//! every real deployment.
 
-use axum::extract::State;
-use axum::response::Response;
+use std::time::Duration;
+
 use bytes::Bytes;
 
 use super::conn::Pumped;
 use super::frame::{self, Decoder, Incoming};
-use super::upgrade::{Upgrade, Upgrading};
+use super::upgrade::Upgrading;
 use super::Conn;
-use crate::app::AppState;
-use crate::closing::GOING_AWAY;
+use crate::closing::{Closing, GOING_AWAY};
 
 /// The largest message echoed: Autobahn's cases 9.* send up to 16 MiB.
 pub const MAX_ECHO_MESSAGE: usize = 16 * 1024 * 1024;
 
-pub async fn route(State(state): State<AppState>, ws: Upgrade) -> Response {
-    let (response, upgrading) = ws.accept(None);
-    let closing = state.closing.clone();
-    tokio::spawn(closing.track(run(state, upgrading)));
-    response
-}
-
-async fn run(state: AppState, upgrading: Upgrading) {
+/// Serves one upgraded echo connection until it ends; `send_timeout`
+/// bounds its close as the feeds' (`Conn::finish`).
+pub async fn run(upgrading: Upgrading, closing: Closing, send_timeout: Duration) {
     let Some((socket, early, lease)) = upgrading.socket().await else {
         return;
     };
     // Replies of its own: a lag never drops what waits.
     let conn = Conn::keeping_backlog(socket, lease);
-    if let Some(goodbye) = serve(&state, &conn, early).await {
-        conn.finish(goodbye, state.config.send_timeout).await;
+    if let Some(goodbye) = serve(&closing, &conn, early).await {
+        conn.finish(goodbye, send_timeout).await;
     }
 }
 
 /// Echoes each message as one frame of its kind and answers pings and the
 /// close, as the feeds do; returns the close frame to end with.
-async fn serve(state: &AppState, conn: &Conn, early: Bytes) -> Option<Bytes> {
+async fn serve(closing: &Closing, conn: &Conn, early: Bytes) -> Option<Bytes> {
     let mut decoder = Decoder::new(MAX_ECHO_MESSAGE);
     let mut incoming = Vec::new();
     if let Err(v) = decoder.feed(&early, &mut incoming) {
@@ -65,7 +60,7 @@ async fn serve(state: &AppState, conn: &Conn, early: Bytes) -> Option<Bytes> {
             return Some(super::conn::over_budget());
         }
         tokio::select! {
-            _ = state.closing.started() => {
+            _ = closing.started() => {
                 return Some(frame::close(GOING_AWAY, "server shutting down"));
             }
             _ = conn.changed() => {}
