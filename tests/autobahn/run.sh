@@ -75,7 +75,7 @@ fi
 
 cd "$root"
 CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}" cargo build --quiet -p mafia-gateway --bin mafia-gateway
-work="$(mktemp -d)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/autobahn-run.XXXXXX")"
 gateway_pid=""
 cleanup() {
   if [ -n "$gateway_pid" ]; then
