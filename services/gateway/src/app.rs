@@ -47,6 +47,10 @@ pub struct ServerConfig {
     /// Bytes that may wait on one WebSocket (`limits::Sockets::send_budget`);
     /// a client that would take more is closed with 1008.
     pub send_budget: usize,
+    /// Routes `/ws/autobahn-echo` (`ws::echo`), an echo endpoint on the
+    /// feeds' transport for the Autobahn fuzzing client
+    /// (`tests/autobahn/run.sh`); off but for conformance runs.
+    pub autobahn_echo: bool,
 }
 
 /// The default of [`ServerConfig::max_connections_per_address`]: a hall's
@@ -64,6 +68,7 @@ impl Default for ServerConfig {
             body_timeout: Duration::from_secs(30),
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             send_budget: crate::limits::DEFAULT_SEND_BUDGET,
+            autobahn_echo: false,
         }
     }
 }

@@ -41,7 +41,11 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::office::pages())
         .merge(crate::ruling::pages())
         .with_state(state.clone());
-    Router::new()
+    let mut router = Router::new();
+    if state.config.autobahn_echo {
+        router = router.route("/ws/autobahn-echo", get(ws_autobahn_echo));
+    }
+    router
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
         .route("/ws/hall", get(ws_hall))
@@ -85,6 +89,14 @@ async fn ws_game(
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
     Ok(response)
+}
+
+/// `ws::echo`, for the Autobahn fuzzing client's conformance runs only.
+async fn ws_autobahn_echo(State(state): State<AppState>, ws: Upgrade) -> Response {
+    let (response, upgrading) = ws.accept(None);
+    let echo = crate::ws::echo::run(upgrading, state.closing.clone(), state.config.send_timeout);
+    tokio::spawn(state.closing.track(echo));
+    response
 }
 
 async fn ws_hall(
