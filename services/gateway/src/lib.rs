@@ -20,6 +20,7 @@ pub mod limits;
 pub mod messages;
 pub mod metrics;
 pub mod patch;
+pub mod presence;
 pub mod ruling;
 pub mod server;
 pub mod shared;
@@ -133,6 +134,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         standings: board::Board::default(),
         console: ConsoleConfig::default(),
         pages: app::PagesConfig::default(),
-        presence: table_board::Presence::default(),
+        presence: presence::Presence::default(),
     }
 }
