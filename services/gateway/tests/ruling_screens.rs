@@ -397,3 +397,80 @@ async fn the_dashboard_fits_every_screen_with_long_cyrillic_nicknames() {
         b.close(page).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_filters_its_cards_by_tournament_and_tells_tournaments_apart() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let s = start(false, false).await;
+    // Another tournament's table 2 of round 3, live in the same hall.
+    let other = "league.main.r3.t2.g1";
+    let sim = common::game(mafia_rules::RuleSetId::Rfm, 7);
+    let id: mafia_record::GameId = other.parse().unwrap();
+    let header = mafia_record::Header::for_setup(&sim.setup, &id);
+    s.log
+        .create_game(other, &serde_json::to_vec(&header).unwrap())
+        .await
+        .unwrap();
+    common::append(&s.log, other, &sim.events[..10]).await;
+    s.ready().await;
+    s.state.hub.wait_until(|hub| hub.has_game(&id)).await;
+    let mut b = Browser::launch(&bin).await;
+    let page = b.page(1280, 800).await;
+    let base = format!("http://{}", s.addr);
+    let names =
+        "[...document.querySelectorAll('.card[data-table] .name')].map((n) => n.textContent)";
+
+    // Both tournaments: each card names its tournament.
+    b.goto(&page, &format!("{base}/judge?token={CHIEF}&lang=en"))
+        .await;
+    b.wait_for(
+        &page,
+        &format!("{} === 3", count(".card[data-table]")),
+        "three cards",
+    )
+    .await;
+    let all = b.eval(&page, names).await;
+    let all: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        all.contains(&"cup · Table 2") && all.contains(&"league · Table 2"),
+        "{all:?}"
+    );
+    let distinct: std::collections::BTreeSet<&&str> = all.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        all.len(),
+        "two cards with one name: {all:?}"
+    );
+    b.screenshot(&page, "ruling-two-tournaments").await;
+
+    // `&tournament=cup`: the cup's cards only.
+    b.goto(
+        &page,
+        &format!("{base}/judge?token={CHIEF}&lang=en&tournament=cup"),
+    )
+    .await;
+    b.wait_for(
+        &page,
+        &format!(
+            "{} === 2 && {} === 0 && !!document.querySelector('[data-rulings][data-version]')",
+            count(".card[data-table]"),
+            count(&format!(".card[data-table=\"{other}\"]"))
+        ),
+        "the cup's two cards",
+    )
+    .await;
+    let cup = b.eval(&page, names).await;
+    assert_eq!(
+        cup,
+        json!(["Table 2", "Table 1"]),
+        "one tournament: bare table names"
+    );
+    b.close(page).await;
+}
