@@ -149,12 +149,22 @@ fn rules_on(caller: &Caller, game: &GameId) -> bool {
     caller.may_rule(&Scope::Game(game.clone())).is_ok()
 }
 
-/// The rulebook's clause an approval item concerns (what the scheme caps).
-pub fn clause(item: &ApprovalItem) -> &'static str {
+/// The rulebook's clause an approval item concerns, as the tournament's
+/// scheme cites it (rfm §6.4.2, §6.4.4, §6.4.6 for rfm's).
+pub fn clause(t: &Tournament, item: &ApprovalItem) -> String {
+    let extras = &t.scheme.extras;
     match item {
-        ApprovalItem::ExtraValue { .. } => "rfm §6.4.2",
-        ApprovalItem::GameSum { .. } => "rfm §6.4.4",
-        ApprovalItem::Rewarded { .. } => "rfm §6.4.6",
+        ApprovalItem::ExtraValue { .. } => extras.need_approval_clause.clone(),
+        ApprovalItem::GameSum { .. } => extras
+            .game_sum
+            .as_ref()
+            .map(|c| c.clause.clone())
+            .unwrap_or_default(),
+        ApprovalItem::Rewarded { .. } => extras
+            .rewarded
+            .as_ref()
+            .map(|c| c.clause.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -380,7 +390,7 @@ async fn ruling(
                 "game": g,
                 "kind": v["item"],
                 "item": v,
-                "clause": clause(&item),
+                "clause": clause(t, &item),
                 "context": t.games.get(&g).map(|e| game_context(&state, t, e)),
             })
         })
