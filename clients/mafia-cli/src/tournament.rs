@@ -114,6 +114,11 @@ enum Action {
     /// `{"type":"approve","game":…,"item":…}` or `{"type":"decide_appeal",…}`;
     /// prints the events it stored.
     Command { json: String },
+    /// Credentials issued at runtime: issue, revoke, list.
+    Credential {
+        #[command(subcommand)]
+        action: crate::credentials::CredentialAction,
+    },
     /// The tournament's summary.
     Show,
     /// The standings, best first.
@@ -369,6 +374,9 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 writeln!(out, "{e}")?;
             }
             writeln!(out, "version {}", r.version)?;
+        }
+        Action::Credential { action } => {
+            crate::credentials::run(&mut c.grpc, &c.token, &c.tournament, action, out).await?;
         }
         Action::Show => {
             let req = c.tref()?;

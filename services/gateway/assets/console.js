@@ -884,5 +884,11 @@ if (params.get("token")) {
   params.delete("token");
   history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
 }
+// The office's QR links carry it in the fragment (#token=…), which no
+// server or proxy log sees; taken and dropped the same way.
+if (location.hash.startsWith("#token=")) {
+  S.token = decodeURIComponent(location.hash.slice("#token=".length));
+  history.replaceState(null, "", location.pathname + location.search);
+}
 render();
 if (S.token) login();

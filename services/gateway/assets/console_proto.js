@@ -292,6 +292,10 @@ export const SCHEMA = {
     [7, "games", "uint32", null, false, null, false],
     [8, "scored_games", "uint32", null, false, null, false],
     [9, "archived", "bool", null, false, null, false],
+    [10, "starts_on", "string", null, false, null, false],
+    [11, "ends_on", "string", null, false, null, false],
+    [12, "created_at_ms", "int64", null, false, null, false],
+    [13, "detail_json", "string", null, false, null, false],
   ],
   "mafia.v1.Violation": [
     [1, "code", "string", null, false, null, false],
@@ -305,6 +309,7 @@ export const SCHEMA = {
   ],
 };
 export const ENUMS = {
+  "mafia.v1.Audience": { AUDIENCE_UNSPECIFIED: 0, AUDIENCE_PUBLIC: 1, AUDIENCE_BROADCAST: 2, AUDIENCE_JUDGE: 3 },
   "mafia.v1.ExportKind": { EXPORT_KIND_UNSPECIFIED: 0, EXPORT_KIND_STANDINGS_CSV: 1, EXPORT_KIND_STANDINGS_JSON: 2, EXPORT_KIND_GAMES_CSV: 3, EXPORT_KIND_GAMES_JSON: 4, EXPORT_KIND_SEATING_HTML: 5 },
   "mafia.v1.PenaltyKind": { PENALTY_KIND_UNSPECIFIED: 0, PENALTY_KIND_SMALL: 1, PENALTY_KIND_BIG: 2 },
 };

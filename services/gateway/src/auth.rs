@@ -7,7 +7,13 @@
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap};
-pub use mafia_access::{AuthError, Caller, Tokens};
+pub use mafia_access::{AuthError, Caller, Revocation, Tokens};
+
+/// The close code of a WebSocket whose credential was revoked while it was
+/// open (policy violation): raw feed, GraphQL and standings alike.
+pub const REVOKED_CLOSE: u16 = 1008;
+/// Its reason.
+pub const REVOKED_REASON: &str = "credential revoked";
 use mafia_record::GameId;
 use mafia_rules::Audience;
 

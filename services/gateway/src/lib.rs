@@ -19,6 +19,7 @@ pub mod hub;
 pub mod limits;
 pub mod messages;
 pub mod metrics;
+pub mod office;
 pub mod patch;
 pub mod presence;
 pub mod ruling;

@@ -144,6 +144,12 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     };
     let log_for_demo = log.clone();
     let log_for_standings = log.clone();
+    // Credentials issued and revoked at runtime (the log's `access` stream).
+    tokio::spawn(mafia_access::follow::run(
+        tokens.clone(),
+        log.clone(),
+        std::future::pending(),
+    ));
     let hub = Hub::start(
         log,
         HubConfig {

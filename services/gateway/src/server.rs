@@ -16,7 +16,7 @@ use mafia_rules::Audience;
 
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
 pub use crate::app::{AppState, ServerConfig};
-use crate::auth::{ForGame, Games};
+use crate::auth::{Caller, ForGame, Games, Revocation, REVOKED_CLOSE, REVOKED_REASON};
 use crate::closing::{Closing, GOING_AWAY};
 use crate::hub::Hub;
 use crate::ws::frame::{self as ws_frame};
@@ -38,6 +38,7 @@ pub fn router(state: AppState) -> Router {
     let tokens = state.tokens.clone();
     let pages = crate::assets::routes()
         .merge(crate::console::pages())
+        .merge(crate::office::pages())
         .merge(crate::ruling::pages())
         .with_state(state.clone());
     Router::new()
@@ -51,6 +52,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::console::api())
+        .merge(crate::office::api())
         .merge(crate::ruling::routes())
         .merge(crate::table_board::routes())
         .with_state(state)
@@ -79,7 +81,7 @@ async fn ws_game(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
-    let feed = FeedTask::new(&state, Follow::Game(game_id, audience));
+    let feed = FeedTask::new(&state, &access, Follow::Game(game_id, audience));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
     Ok(response)
@@ -93,7 +95,7 @@ async fn ws_hall(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (audience, games) = access.hall();
-    let feed = FeedTask::new(&state, Follow::Hall(audience, games));
+    let feed = FeedTask::new(&state, &access, Follow::Hall(audience, games));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, None)));
     Ok(response)
@@ -113,17 +115,20 @@ struct FeedTask {
     follow: Follow,
     keepalive: Keepalive,
     closing: Closing,
+    /// Its credential's revocation, which closes it.
+    revoked: Revocation,
     send_timeout: std::time::Duration,
     max_cutbacks: u32,
 }
 
 impl FeedTask {
-    fn new(state: &AppState, follow: Follow) -> FeedTask {
+    fn new(state: &AppState, caller: &Caller, follow: Follow) -> FeedTask {
         FeedTask {
             hub: state.hub.clone(),
             follow,
             keepalive: state.keepalive.clone(),
             closing: state.closing.clone(),
+            revoked: state.tokens.until_revoked(caller),
             send_timeout: state.config.send_timeout,
             max_cutbacks: state.config.max_cutbacks,
         }
@@ -145,7 +150,7 @@ impl FeedTask {
 
     /// Keeps a feed's connection until it ends, with the close frame
     /// [`FeedTask::serve`] gives, if any.
-    async fn run(self, upgrading: Upgrading, from: Option<u64>) {
+    async fn run(mut self, upgrading: Upgrading, from: Option<u64>) {
         let Some((socket, early, lease)) = upgrading.socket().await else {
             return;
         };
@@ -153,7 +158,8 @@ impl FeedTask {
         if !self.subscribe(&conn, from) {
             return;
         }
-        if let Some(goodbye) = self.serve(&conn, early).await {
+        let mut revoked = std::mem::replace(&mut self.revoked, Revocation::never());
+        if let Some(goodbye) = self.serve(&conn, early, &mut revoked).await {
             conn.finish(goodbye, self.send_timeout).await;
         }
     }
@@ -164,7 +170,12 @@ impl FeedTask {
     /// client and closes it when silent or stuck. Returns the close frame
     /// to end with; the only await is the one `select!`, so the future
     /// keeps one set of locals (issue 15: memory per idle connection).
-    async fn serve(&self, conn: &Arc<Conn>, early: Bytes) -> Option<Bytes> {
+    async fn serve(
+        &self,
+        conn: &Arc<Conn>,
+        early: Bytes,
+        revoked: &mut Revocation,
+    ) -> Option<Bytes> {
         let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
         let mut incoming = Vec::new();
         // The bytes hyper read past the request.
@@ -213,6 +224,9 @@ impl FeedTask {
             tokio::select! {
                 _ = self.closing.started() => {
                     return Some(ws_frame::close(GOING_AWAY, "server shutting down"));
+                }
+                _ = &mut *revoked => {
+                    return Some(ws_frame::close(REVOKED_CLOSE, REVOKED_REASON));
                 }
                 _ = conn.changed() => {}
                 p = conn.pump(status.backlog, &mut decoder, &mut incoming) => match p {
