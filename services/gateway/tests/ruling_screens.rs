@@ -247,6 +247,11 @@ async fn the_chief_judge_rules_from_the_dashboard() {
         "the confirmation's alert",
     )
     .await;
+    let card_alert = format!(
+        "document.querySelector('.card[data-table=\"{FINISHED}\"]').innerText.includes('Finished: awaiting confirmation')"
+    );
+    b.wait_for(&page, &card_alert, "the card's confirmation alert")
+        .await;
     click(
         &mut b,
         &page,
@@ -260,6 +265,12 @@ async fn the_chief_judge_rules_from_the_dashboard() {
              !document.querySelector('[data-board] [data-table=\"1\"] [data-alert=\"awaiting_confirmation\"]')"
         ),
         "the confirmation's alert cleared",
+    )
+    .await;
+    b.wait_for(
+        &page,
+        &format!("!({card_alert})"),
+        "the card's alert cleared",
     )
     .await;
     let t = folded(&s.log).await;
