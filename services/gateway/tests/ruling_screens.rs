@@ -485,3 +485,90 @@ async fn the_dashboard_filters_its_cards_by_tournament_and_tells_tournaments_apa
     );
     b.close(page).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
+    use mafia_tournament::{Actor, Coefficient, PlayerId, SeatedTable, Stage, TournamentCommand};
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let s = start(true, false).await;
+    // A final seated ahead, its game not assigned: its seats may move.
+    let players: Vec<PlayerId> = (1..=10)
+        .map(|n| PlayerId::new(format!("p{n:02}")))
+        .collect();
+    run(
+        &s.log,
+        &TournamentCommand::AddStage {
+            stage: Stage {
+                id: "final".parse().unwrap(),
+                name: "Final".into(),
+                rounds: 1,
+                tables: 1,
+                coefficient: Coefficient::ONE,
+            },
+        },
+        &Actor::Organiser,
+        mafia_gateway::hub::unix_ms(),
+    )
+    .await;
+    run(
+        &s.log,
+        &TournamentCommand::SeatRound {
+            stage: "final".parse().unwrap(),
+            round: 1,
+            tables: vec![SeatedTable {
+                table: 1,
+                seats: players.clone(),
+                judge: None,
+            }],
+        },
+        &Actor::Organiser,
+        mafia_gateway::hub::unix_ms(),
+    )
+    .await;
+    s.ready().await;
+    let mut b = Browser::launch(&bin).await;
+    let page = b.page(1280, 800).await;
+    let base = format!("http://{}", s.addr);
+    b.goto(
+        &page,
+        &format!("{base}/judge?tournament=cup&token={CHIEF}&lang=ru"),
+    )
+    .await;
+    b.wait_for(
+        &page,
+        "!!document.querySelector('#rl-swaps [data-swap=\"b\"]')",
+        "the swap's form",
+    )
+    .await;
+    // One seat twice: refused on the page, nothing sent.
+    let before = s.log.last_seq("tournament.cup").await.unwrap();
+    fill(&mut b, &page, "#rl-swaps [data-swap=\"b\"]", "1:1").await;
+    click(&mut b, &page, "#rl-swaps [data-act=swap]").await;
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-swaps').innerText.includes('Выберите два разных места')",
+        "the swap's message",
+    )
+    .await;
+    assert_eq!(s.log.last_seq("tournament.cup").await.unwrap(), before);
+    // Seats 1 and 4: swapped and stored.
+    fill(&mut b, &page, "#rl-swaps [data-swap=\"b\"]", "1:4").await;
+    click(&mut b, &page, "#rl-swaps [data-act=swap]").await;
+    let id = "cup".parse().unwrap();
+    let mut rx = s.state.standings.watch(&id).unwrap();
+    rx.wait_for(|snap| snap.as_ref().is_some_and(|snap| snap.version > before))
+        .await
+        .unwrap();
+    let t = folded(&s.log).await;
+    let seats = &t.rounds[&("final".parse().unwrap(), 1)].tables[&1].seats;
+    assert_eq!((&seats[0], &seats[3]), (&players[3], &players[0]));
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-audit').innerText.includes('обмен мест')",
+        "the swap in the audit",
+    )
+    .await;
+    b.close(page).await;
+}
