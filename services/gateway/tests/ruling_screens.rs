@@ -57,6 +57,23 @@ fn count(selector: &str) -> String {
     format!("document.querySelectorAll({}).length", json!(selector))
 }
 
+/// A browser with one `w`×`h` tab on the cup's dashboard in `lang`.
+async fn dashboard(
+    bin: &std::path::Path,
+    s: &Stack,
+    (w, h): (u32, u32),
+    lang: &str,
+) -> (Browser, Page) {
+    let mut b = Browser::launch(bin).await;
+    let page = b.page(w, h).await;
+    let url = format!(
+        "http://{}/judge?tournament=cup&token={CHIEF}&lang={lang}",
+        s.addr
+    );
+    b.goto(&page, &url).await;
+    (b, page)
+}
+
 const R1: &str = "cup.main.r1.t1.g1";
 const R2: &str = "cup.main.r2.t1.g1";
 
@@ -67,14 +84,8 @@ async fn the_chief_judge_rules_from_the_dashboard() {
     };
     let s = start(true, true).await;
     s.ready().await;
-    let mut b = Browser::launch(&bin).await;
-    let page = b.page(1920, 1080).await;
+    let (mut b, page) = dashboard(&bin, &s, (1920, 1080), "en").await;
     let base = format!("http://{}", s.addr);
-    b.goto(
-        &page,
-        &format!("{base}/judge?tournament=cup&token={CHIEF}&lang=en"),
-    )
-    .await;
     b.wait_for(
         &page,
         &format!("{} === 2", count("#rl-approvals [data-approval]")),
@@ -528,14 +539,7 @@ async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
     )
     .await;
     s.ready().await;
-    let mut b = Browser::launch(&bin).await;
-    let page = b.page(1280, 800).await;
-    let base = format!("http://{}", s.addr);
-    b.goto(
-        &page,
-        &format!("{base}/judge?tournament=cup&token={CHIEF}&lang=ru"),
-    )
-    .await;
+    let (mut b, page) = dashboard(&bin, &s, (1280, 800), "ru").await;
     b.wait_for(
         &page,
         "!!document.querySelector('#rl-swaps [data-swap=\"b\"]')",
