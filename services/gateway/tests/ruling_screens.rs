@@ -499,18 +499,23 @@ async fn the_dashboard_filters_its_cards_by_tournament_and_tells_tournaments_apa
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
-    use mafia_tournament::{Actor, Coefficient, PlayerId, SeatedTable, Stage, TournamentCommand};
+    use mafia_tournament::{Coefficient, PlayerId, SeatedTable, Stage, TournamentCommand};
     let Some(bin) = chromium_or_skip() else {
         return;
     };
     let s = start(true, false).await;
-    // A final seated ahead, its game not assigned: its seats may move.
+    // A final seated ahead, its game not assigned: its seats may move. Sent
+    // to the scoring service, which holds the tournament from now on.
     let players: Vec<PlayerId> = (1..=10)
         .map(|n| PlayerId::new(format!("p{n:02}")))
         .collect();
-    run(
-        &s.log,
-        &TournamentCommand::AddStage {
+    let addr = s.scoring.as_ref().unwrap().addr;
+    let mut scoring =
+        mafia_proto::v1::scoring_client::ScoringClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+    let commands = [
+        TournamentCommand::AddStage {
             stage: Stage {
                 id: "final".parse().unwrap(),
                 name: "Final".into(),
@@ -519,13 +524,7 @@ async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
                 coefficient: Coefficient::ONE,
             },
         },
-        &Actor::Organiser,
-        mafia_gateway::hub::unix_ms(),
-    )
-    .await;
-    run(
-        &s.log,
-        &TournamentCommand::SeatRound {
+        TournamentCommand::SeatRound {
             stage: "final".parse().unwrap(),
             round: 1,
             tables: vec![SeatedTable {
@@ -534,10 +533,18 @@ async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
                 judge: None,
             }],
         },
-        &Actor::Organiser,
-        mafia_gateway::hub::unix_ms(),
-    )
-    .await;
+    ];
+    for cmd in &commands {
+        let mut req = tonic::Request::new(mafia_proto::v1::CommandRequest {
+            tournament: "cup".into(),
+            command_json: serde_json::to_string(cmd).unwrap(),
+        });
+        req.metadata_mut().insert(
+            "authorization",
+            format!("Bearer {ORGANISER}").parse().unwrap(),
+        );
+        scoring.command(req).await.unwrap();
+    }
     s.ready().await;
     let (mut b, page) = dashboard(&bin, &s, (1280, 800), "ru").await;
     b.wait_for(
@@ -560,11 +567,26 @@ async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
     // Seats 1 and 4: swapped and stored.
     fill(&mut b, &page, "#rl-swaps [data-swap=\"b\"]", "1:4").await;
     click(&mut b, &page, "#rl-swaps [data-act=swap]").await;
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-swaps') === null || !document.querySelector('#rl-swaps').innerText.includes('…')",
+        "the swap sent",
+    )
+    .await;
+    let note = b
+        .eval(
+            &page,
+            "document.querySelector('#rl-swaps')?.innerText || ''",
+        )
+        .await;
     let id = "cup".parse().unwrap();
     let mut rx = s.state.standings.watch(&id).unwrap();
-    rx.wait_for(|snap| snap.as_ref().is_some_and(|snap| snap.version > before))
-        .await
-        .unwrap();
+    let stored = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        rx.wait_for(|snap| snap.as_ref().is_some_and(|snap| snap.version > before)),
+    )
+    .await;
+    assert!(stored.is_ok(), "the swap was not stored: {note}");
     let t = folded(&s.log).await;
     let seats = &t.rounds[&("final".parse().unwrap(), 1)].tables[&1].seats;
     assert_eq!((&seats[0], &seats[3]), (&players[3], &players[0]));
