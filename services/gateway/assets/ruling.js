@@ -9,7 +9,8 @@
 // the scoring service alone checks and stores it.
 //
 // mountRulings(el, ctx): ctx = {tournament, token, lang ("en"|"ru"),
-// scoringUrl, call(method, reqType, msg, respType)}. Returns {refresh, stop}.
+// scoringUrl, call(method, reqType, msg, respType), onData(data)?}: onData
+// hears each newer /api/ruling answer. Returns {refresh, stop, focus(game)}.
 "use strict";
 
 const TEXT = {
@@ -149,7 +150,7 @@ export function mountRulings(root, ctx) {
     if (stopped) return;
     try {
       const next = await load();
-      if (force || next.version !== version || !data) { data = next; version = next.version; render(); }
+      if (force || next.version !== version || !data) { data = next; version = next.version; render(); if (ctx.onData) ctx.onData(data); }
     } catch (e) {
       data = null;
       box.replaceChildren(el("div", {class: "rl-card rl-msg err", "data-error": String(e.status || ""), text: e.status === 403 || e.status === 401 ? `${T.only} (${e.message})` : e.message}));
@@ -169,7 +170,7 @@ export function mountRulings(root, ctx) {
       notes.set(key, {ok: true, text: fmt(T.sent, reply ? reply.version : "?")});
       for (let i = 0; i < 40 && !stopped; i++) {
         const next = await load().catch(() => null);
-        if (next && next.version !== before) { data = next; version = next.version; break; }
+        if (next && next.version !== before) { data = next; version = next.version; if (ctx.onData) ctx.onData(data); break; }
         await new Promise((res) => setTimeout(res, 250));
       }
     } catch (e) {

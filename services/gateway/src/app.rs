@@ -146,7 +146,7 @@ pub struct AppState {
     pub console: ConsoleConfig,
     pub pages: PagesConfig,
     /// When each game's judge console was last heard from (`table_board`).
-    pub presence: crate::table_board::Presence,
+    pub presence: crate::presence::Presence,
 }
 
 #[derive(Debug, Deserialize)]

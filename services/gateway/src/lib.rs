@@ -21,6 +21,7 @@ pub mod messages;
 pub mod metrics;
 pub mod office;
 pub mod patch;
+pub mod presence;
 pub mod ruling;
 pub mod server;
 pub mod shared;
@@ -134,6 +135,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         standings: board::Board::default(),
         console: ConsoleConfig::default(),
         pages: app::PagesConfig::default(),
-        presence: table_board::Presence::default(),
+        presence: presence::Presence::default(),
     }
 }

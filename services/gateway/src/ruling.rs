@@ -149,12 +149,22 @@ fn rules_on(caller: &Caller, game: &GameId) -> bool {
     caller.may_rule(&Scope::Game(game.clone())).is_ok()
 }
 
-/// The rulebook's clause an approval item concerns (what the scheme caps).
-pub fn clause(item: &ApprovalItem) -> &'static str {
+/// The rulebook's clause an approval item concerns, as the tournament's
+/// scheme cites it (rfm §6.4.2, §6.4.4, §6.4.6 for rfm's).
+pub fn clause(t: &Tournament, item: &ApprovalItem) -> String {
+    let extras = &t.scheme.extras;
     match item {
-        ApprovalItem::ExtraValue { .. } => "rfm §6.4.2",
-        ApprovalItem::GameSum { .. } => "rfm §6.4.4",
-        ApprovalItem::Rewarded { .. } => "rfm §6.4.6",
+        ApprovalItem::ExtraValue { .. } => extras.need_approval_clause.clone(),
+        ApprovalItem::GameSum { .. } => extras
+            .game_sum
+            .as_ref()
+            .map(|c| c.clause.clone())
+            .unwrap_or_default(),
+        ApprovalItem::Rewarded { .. } => extras
+            .rewarded
+            .as_ref()
+            .map(|c| c.clause.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -232,14 +242,35 @@ pub fn current_round(t: &Tournament) -> Option<(&mafia_record::StageId, u32)> {
     })
 }
 
+/// The tables a seat swap may still touch: of the latest seated round
+/// (stages in the order added, rounds by number) that has some, those
+/// with no game assigned yet (a game's header holds its seating once it is
+/// opened, and the tournament refuses a swap there). `null` when none.
 fn seating(t: &Tournament) -> Value {
-    let Some((stage, round)) = current_round(t) else {
+    let assigned = |stage: &mafia_record::StageId, round: u32, table: u32| {
+        t.games
+            .keys()
+            .any(|g| &g.stage == stage && g.round == round && g.table == table)
+    };
+    let open = t.stages.iter().rev().find_map(|s| {
+        t.rounds
+            .iter()
+            .filter(|((st, _), _)| st == &s.id)
+            .rev()
+            .find_map(|((stage, round), r)| {
+                let free: Vec<_> = r
+                    .tables
+                    .values()
+                    .filter(|table| !assigned(stage, *round, table.table))
+                    .collect();
+                (!free.is_empty()).then_some((stage, *round, free))
+            })
+    });
+    let Some((stage, round, free)) = open else {
         return Value::Null;
     };
-    let r = &t.rounds[&(stage.clone(), round)];
-    let tables: Vec<Value> = r
-        .tables
-        .values()
+    let tables: Vec<Value> = free
+        .into_iter()
         .map(|table| {
             let seats: Vec<Value> = table
                 .seats
@@ -380,7 +411,7 @@ async fn ruling(
                 "game": g,
                 "kind": v["item"],
                 "item": v,
-                "clause": clause(&item),
+                "clause": clause(t, &item),
                 "context": t.games.get(&g).map(|e| game_context(&state, t, e)),
             })
         })

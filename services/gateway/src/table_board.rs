@@ -17,8 +17,6 @@
 //! An organiser or a chief judge of the tournament reads it (401 without a
 //! credential, 403 for any other), each in his own audience's view.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, Query, State};
@@ -32,45 +30,11 @@ use mafia_tournament::Tournament;
 use serde_json::{json, Value};
 
 use crate::app::{authorize, ApiError, AppState};
+use crate::presence::PRESENCE_WINDOW;
 use crate::ruling::{current_round, refused, tournament_of, TokenQuery};
-
-/// A console heard from within this long is connected.
-pub const PRESENCE_WINDOW: Duration = Duration::from_secs(15);
-
-/// Games whose consoles' presence is kept at once: any game id is client
-/// input, but only a game the hub holds is recorded, and stale entries go
-/// first.
-pub const MAX_PRESENCE: usize = 4096;
 
 /// A game in play with no command for this long is flagged idle.
 pub const IDLE_AFTER: Duration = Duration::from_secs(5 * 60);
-
-/// When each game's judge console was last heard from.
-#[derive(Clone, Default)]
-pub struct Presence {
-    seen: Arc<Mutex<HashMap<GameId, Instant>>>,
-}
-
-impl Presence {
-    /// Records a heartbeat for `game` now (at most [`MAX_PRESENCE`] games,
-    /// the stale ones dropped first).
-    pub fn heard(&self, game: &GameId, now: Instant) {
-        let mut seen = self.seen.lock().expect("presence lock");
-        if !seen.contains_key(game) && seen.len() >= MAX_PRESENCE {
-            seen.retain(|_, at| now.saturating_duration_since(*at) < PRESENCE_WINDOW);
-            if seen.len() >= MAX_PRESENCE {
-                return;
-            }
-        }
-        seen.insert(game.clone(), now);
-    }
-
-    /// How long ago `game`'s console was last heard from, if ever.
-    pub fn last_heard(&self, game: &GameId, now: Instant) -> Option<Duration> {
-        let seen = self.seen.lock().expect("presence lock");
-        seen.get(game).map(|at| now.saturating_duration_since(*at))
-    }
-}
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -57,6 +57,23 @@ fn count(selector: &str) -> String {
     format!("document.querySelectorAll({}).length", json!(selector))
 }
 
+/// A browser with one `w`×`h` tab on the cup's dashboard in `lang`.
+async fn dashboard(
+    bin: &std::path::Path,
+    s: &Stack,
+    (w, h): (u32, u32),
+    lang: &str,
+) -> (Browser, Page) {
+    let mut b = Browser::launch(bin).await;
+    let page = b.page(w, h).await;
+    let url = format!(
+        "http://{}/judge?tournament=cup&token={CHIEF}&lang={lang}",
+        s.addr
+    );
+    b.goto(&page, &url).await;
+    (b, page)
+}
+
 const R1: &str = "cup.main.r1.t1.g1";
 const R2: &str = "cup.main.r2.t1.g1";
 
@@ -67,14 +84,8 @@ async fn the_chief_judge_rules_from_the_dashboard() {
     };
     let s = start(true, true).await;
     s.ready().await;
-    let mut b = Browser::launch(&bin).await;
-    let page = b.page(1920, 1080).await;
+    let (mut b, page) = dashboard(&bin, &s, (1920, 1080), "en").await;
     let base = format!("http://{}", s.addr);
-    b.goto(
-        &page,
-        &format!("{base}/judge?tournament=cup&token={CHIEF}&lang=en"),
-    )
-    .await;
     b.wait_for(
         &page,
         &format!("{} === 2", count("#rl-approvals [data-approval]")),
@@ -247,6 +258,11 @@ async fn the_chief_judge_rules_from_the_dashboard() {
         "the confirmation's alert",
     )
     .await;
+    let card_alert = format!(
+        "document.querySelector('.card[data-table=\"{FINISHED}\"]').innerText.includes('Finished: awaiting confirmation')"
+    );
+    b.wait_for(&page, &card_alert, "the card's confirmation alert")
+        .await;
     click(
         &mut b,
         &page,
@@ -260,6 +276,12 @@ async fn the_chief_judge_rules_from_the_dashboard() {
              !document.querySelector('[data-board] [data-table=\"1\"] [data-alert=\"awaiting_confirmation\"]')"
         ),
         "the confirmation's alert cleared",
+    )
+    .await;
+    b.wait_for(
+        &page,
+        &format!("!({card_alert})"),
+        "the card's alert cleared",
     )
     .await;
     let t = folded(&s.log).await;
@@ -396,4 +418,183 @@ async fn the_dashboard_fits_every_screen_with_long_cyrillic_nicknames() {
             .await;
         b.close(page).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_filters_its_cards_by_tournament_and_tells_tournaments_apart() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let s = start(false, false).await;
+    // Another tournament's table 2 of round 3, live in the same hall.
+    let other = "league.main.r3.t2.g1";
+    let sim = common::game(mafia_rules::RuleSetId::Rfm, 7);
+    let id: mafia_record::GameId = other.parse().unwrap();
+    let header = mafia_record::Header::for_setup(&sim.setup, &id);
+    s.log
+        .create_game(other, &serde_json::to_vec(&header).unwrap())
+        .await
+        .unwrap();
+    common::append(&s.log, other, &sim.events[..10]).await;
+    s.ready().await;
+    s.state.hub.wait_until(|hub| hub.has_game(&id)).await;
+    let mut b = Browser::launch(&bin).await;
+    let page = b.page(1280, 800).await;
+    let base = format!("http://{}", s.addr);
+    let names =
+        "[...document.querySelectorAll('.card[data-table] .name')].map((n) => n.textContent)";
+
+    // Both tournaments: each card names its tournament.
+    b.goto(&page, &format!("{base}/judge?token={CHIEF}&lang=en"))
+        .await;
+    b.wait_for(
+        &page,
+        &format!("{} === 3", count(".card[data-table]")),
+        "three cards",
+    )
+    .await;
+    let all = b.eval(&page, names).await;
+    let all: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        all.contains(&"cup · Table 2") && all.contains(&"league · Table 2"),
+        "{all:?}"
+    );
+    let distinct: std::collections::BTreeSet<&&str> = all.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        all.len(),
+        "two cards with one name: {all:?}"
+    );
+    b.screenshot(&page, "ruling-two-tournaments").await;
+
+    // `&tournament=cup`: the cup's cards only.
+    b.goto(
+        &page,
+        &format!("{base}/judge?token={CHIEF}&lang=en&tournament=cup"),
+    )
+    .await;
+    b.wait_for(
+        &page,
+        &format!(
+            "{} === 2 && {} === 0 && !!document.querySelector('[data-rulings][data-version]')",
+            count(".card[data-table]"),
+            count(&format!(".card[data-table=\"{other}\"]"))
+        ),
+        "the cup's two cards",
+    )
+    .await;
+    let cup = b.eval(&page, names).await;
+    assert_eq!(
+        cup,
+        json!(["Table 2", "Table 1"]),
+        "one tournament: bare table names"
+    );
+    b.close(page).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chief_judge_swaps_two_seats_of_a_round_not_yet_opened() {
+    use mafia_tournament::{Coefficient, PlayerId, SeatedTable, Stage, TournamentCommand};
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let s = start(true, false).await;
+    // A final seated ahead, its game not assigned: its seats may move. Sent
+    // to the scoring service, which holds the tournament from now on.
+    let players: Vec<PlayerId> = (1..=10)
+        .map(|n| PlayerId::new(format!("p{n:02}")))
+        .collect();
+    let addr = s.scoring.as_ref().unwrap().addr;
+    let mut scoring =
+        mafia_proto::v1::scoring_client::ScoringClient::connect(format!("http://{addr}"))
+            .await
+            .unwrap();
+    let commands = [
+        TournamentCommand::AddStage {
+            stage: Stage {
+                id: "final".parse().unwrap(),
+                name: "Final".into(),
+                rounds: 1,
+                tables: 1,
+                coefficient: Coefficient::ONE,
+            },
+        },
+        TournamentCommand::SeatRound {
+            stage: "final".parse().unwrap(),
+            round: 1,
+            tables: vec![SeatedTable {
+                table: 1,
+                seats: players.clone(),
+                judge: None,
+            }],
+        },
+    ];
+    for cmd in &commands {
+        let mut req = tonic::Request::new(mafia_proto::v1::CommandRequest {
+            tournament: "cup".into(),
+            command_json: serde_json::to_string(cmd).unwrap(),
+        });
+        req.metadata_mut().insert(
+            "authorization",
+            format!("Bearer {ORGANISER}").parse().unwrap(),
+        );
+        scoring.command(req).await.unwrap();
+    }
+    s.ready().await;
+    let (mut b, page) = dashboard(&bin, &s, (1280, 800), "ru").await;
+    b.wait_for(
+        &page,
+        "!!document.querySelector('#rl-swaps [data-swap=\"b\"]')",
+        "the swap's form",
+    )
+    .await;
+    // One seat twice: refused on the page, nothing sent.
+    let before = s.log.last_seq("tournament.cup").await.unwrap();
+    fill(&mut b, &page, "#rl-swaps [data-swap=\"b\"]", "1:1").await;
+    click(&mut b, &page, "#rl-swaps [data-act=swap]").await;
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-swaps').innerText.includes('Выберите два разных места')",
+        "the swap's message",
+    )
+    .await;
+    assert_eq!(s.log.last_seq("tournament.cup").await.unwrap(), before);
+    // Seats 1 and 4: swapped and stored.
+    fill(&mut b, &page, "#rl-swaps [data-swap=\"b\"]", "1:4").await;
+    click(&mut b, &page, "#rl-swaps [data-act=swap]").await;
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-swaps') === null || !document.querySelector('#rl-swaps').innerText.includes('…')",
+        "the swap sent",
+    )
+    .await;
+    let note = b
+        .eval(
+            &page,
+            "document.querySelector('#rl-swaps')?.innerText || ''",
+        )
+        .await;
+    let id = "cup".parse().unwrap();
+    let mut rx = s.state.standings.watch(&id).unwrap();
+    let stored = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        rx.wait_for(|snap| snap.as_ref().is_some_and(|snap| snap.version > before)),
+    )
+    .await;
+    assert!(stored.is_ok(), "the swap was not stored: {note}");
+    let t = folded(&s.log).await;
+    let seats = &t.rounds[&("final".parse().unwrap(), 1)].tables[&1].seats;
+    assert_eq!((&seats[0], &seats[3]), (&players[3], &players[0]));
+    b.wait_for(
+        &page,
+        "document.querySelector('#rl-audit').innerText.includes('обмен мест')",
+        "the swap in the audit",
+    )
+    .await;
+    b.close(page).await;
 }
