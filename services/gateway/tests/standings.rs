@@ -470,3 +470,47 @@ async fn the_broadcast_reads_a_result_only_once_its_delayed_stream_has_shown_the
     let broadcast = read_by(gw.addr, BROADCAST).await;
     assert_eq!(broadcast, (json!(5), json!(5), json!(5), true));
 }
+
+/// "Finished: awaiting confirmation" follows the model: every finished game
+/// is listed until the chief judge's `confirm_result`; nobody else reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_awaits_confirmation_until_the_chief_judge_confirms_it() {
+    let gw = gateway().await;
+    let (mut ws, _) = first_table(gw.addr, None).await;
+    let q = "{ awaitingConfirmation(tournament: \"cup\") }";
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    let waiting: Vec<String> =
+        serde_json::from_value(v["data"]["awaitingConfirmation"].clone()).unwrap();
+    let t = folded(&gw.log).await;
+    let finished = t
+        .games
+        .values()
+        .filter(|g| g.result.is_some() && !g.annulled)
+        .count();
+    assert_eq!(waiting.len(), finished, "{v}");
+    // One with nothing pending for the chief judge.
+    let pending: Vec<_> = t
+        .pending_approvals()
+        .into_iter()
+        .map(|(g, _)| g.to_string())
+        .collect();
+    let game = waiting
+        .iter()
+        .find(|g| !pending.contains(g))
+        .unwrap()
+        .clone();
+    let confirm = TournamentCommand::ConfirmResult {
+        game: game.parse().unwrap(),
+    };
+    run(&gw.log, &confirm, &Actor::ChiefJudge, t.created_at + 1).await;
+    next_json(&mut ws).await;
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    let after: Vec<String> =
+        serde_json::from_value(v["data"]["awaitingConfirmation"].clone()).unwrap();
+    assert_eq!(after.len(), waiting.len() - 1, "{v}");
+    assert!(!after.contains(&game));
+    for who in [None, Some(BROADCAST)] {
+        let v = gql(gw.addr, who, q).await;
+        assert!(v["data"].is_null(), "{who:?}: {v}");
+    }
+}
