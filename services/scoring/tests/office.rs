@@ -621,3 +621,45 @@ async fn the_chief_judge_refuses_confirms_and_decides_and_the_audit_trail_keeps_
     assert!(audit.iter().all(|a| a["at"].as_i64().unwrap() > 0));
     o.running.shutdown().await;
 }
+
+/// services/scoring/README.md gives a JSON example of every command a
+/// person may give, and each reads as one.
+#[test]
+fn every_command_example_in_the_readme_is_a_command() {
+    let readme = include_str!("../README.md");
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in readme.lines().filter(|l| l.starts_with(r#"{"type":""#)) {
+        let cmd: mafia_tournament::TournamentCommand =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("README example {line}: {e}"));
+        let v = serde_json::to_value(&cmd).unwrap();
+        kinds.insert(v["type"].as_str().unwrap().to_owned());
+    }
+    let every = [
+        "add_judge",
+        "add_stage",
+        "register_player",
+        "update_player",
+        "withdraw_player",
+        "seat_round",
+        "swap_seats",
+        "assign_game",
+        "submit_judge_inputs",
+        "approve",
+        "refuse",
+        "confirm_result",
+        "file_appeal",
+        "decide_appeal",
+        "draw_lot",
+        "set_pair_rules",
+        "publish_standings",
+        "set_dates",
+        "archive",
+        "unarchive",
+        "remove",
+    ];
+    let every: std::collections::BTreeSet<String> = every.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        kinds, every,
+        "record_result aside, every command has its example"
+    );
+}
