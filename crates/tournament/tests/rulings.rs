@@ -216,3 +216,42 @@ fn a_tournament_without_dates_writes_and_reads_as_before() {
     let old = Tournament::fold([&serde_json::from_str(&json).unwrap()]).unwrap();
     assert_eq!(old.dates, Dates::default());
 }
+
+#[test]
+fn the_organiser_edits_a_player_but_not_his_id_and_nobody_else_does() {
+    let mut cup = Cup::new(Scheme::rfm(), 10, 5);
+    let edit = |nickname: &str| TournamentCommand::UpdatePlayer {
+        player: Player {
+            id: pid(3),
+            nickname: nickname.into(),
+            club: Some("Клуб".into()),
+            photo_url: None,
+        },
+    };
+    cup.ok(Actor::Organiser, edit("Александра-Константинопольская"));
+    assert_eq!(
+        cup.t.players[&pid(3)].player.nickname,
+        "Александра-Константинопольская"
+    );
+    assert!(matches!(
+        cup.err(chief(), edit("X")),
+        TournamentError::NotPermitted { .. }
+    ));
+    assert!(matches!(
+        cup.err(Actor::Organiser, edit(" ")),
+        TournamentError::EmptyPlayer
+    ));
+    let stranger = TournamentCommand::UpdatePlayer {
+        player: Player {
+            id: pid(99),
+            nickname: "Nobody".into(),
+            club: None,
+            photo_url: None,
+        },
+    };
+    assert!(matches!(
+        cup.err(Actor::Organiser, stranger),
+        TournamentError::UnknownPlayer(_)
+    ));
+    cup.assert_fold_matches();
+}

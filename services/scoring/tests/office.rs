@@ -513,6 +513,15 @@ async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike
         assert!(all.contains(named), "{named:?} not in\n{all}");
     }
     assert!(plan.metrics_json.is_empty(), "not a seating: no metrics");
+    assert_eq!(plan.problems_ru.len(), plan.problems.len());
+    let ru = plan.problems_ru.join("\n");
+    for named in [
+        "игрок zed не зарегистрирован",
+        "за столом 2 мест: 9",
+        "игрок p20 снялся",
+    ] {
+        assert!(ru.contains(named), "{named:?} not in\n{ru}");
+    }
     let seat = format!(
         r#"{{"type":"seat_round","stage":"main","round":1,"tables":{}}}"#,
         serde_json::to_string(&t).unwrap()
