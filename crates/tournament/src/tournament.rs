@@ -927,6 +927,13 @@ impl Tournament {
                     out.push(e);
                 }
                 if let Some(first) = at_table.insert(p, t.table) {
+                    if first == t.table {
+                        out.push(TournamentError::PlayerTwiceAtTable {
+                            player: p.clone(),
+                            table: t.table,
+                        });
+                        continue;
+                    }
                     out.push(TournamentError::PlayerAtTwoTables {
                         player: p.clone(),
                         round,

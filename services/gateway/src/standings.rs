@@ -487,7 +487,9 @@ fn snapshots(rx: crate::board::Watch, hub: Hub, who: Caller) -> impl Stream<Item
                 }
                 first = false;
                 ends.borrow_and_update();
-                let Some(snap) = rx.borrow_and_update().clone() else {
+                // A removed tournament is as one never written.
+                let fold = rx.borrow_and_update().clone();
+                let Some(snap) = fold.filter(|s| s.tournament.removed.is_none()) else {
                     continue;
                 };
                 let (seen, hidden) = as_seen(&who, &hub, &snap);

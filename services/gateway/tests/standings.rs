@@ -514,3 +514,68 @@ async fn a_finished_game_awaits_confirmation_until_the_chief_judge_confirms_it()
         assert!(v["data"].is_null(), "{who:?}: {v}");
     }
 }
+
+/// A tournament the scoring service removed leaves the gateway's lists and
+/// reads: its `removed` event folds it out of the board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_tournament_leaves_the_lists_and_the_reads() {
+    use mafia_tournament::{stored, TournamentEvent};
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let removed = TournamentEvent::Removed {
+        by: Actor::Organiser,
+        at: folded(&gw.log).await.created_at + 1,
+    };
+    let last = gw.log.last_seq("tournament.cup").await.unwrap();
+    let payload = bytes::Bytes::from(stored::encode(&removed));
+    gw.log
+        .append("tournament.cup", last, 0, &[payload])
+        .await
+        .unwrap();
+    // Another tournament written after it: once its table is out, the
+    // feed has passed the removal.
+    let mut created: Value = serde_json::from_str(
+        std::fs::read_to_string(cup::CUP_LOG)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    created["id"] = json!("later");
+    gw.log
+        .create_game("tournament.later", created.to_string().as_bytes())
+        .await
+        .unwrap();
+    // The feed carries appends: the header alone is not on it.
+    let published = TournamentEvent::StandingsPublished {
+        games: 0,
+        by: Actor::Organiser,
+        at: created["at"].as_i64().unwrap() + 1,
+    };
+    let payload = bytes::Bytes::from(stored::encode(&published));
+    gw.log
+        .append("tournament.later", 0, 0, &[payload])
+        .await
+        .unwrap();
+    let mut later = common::connect(gw.addr, "/ws/standings/later").await;
+    next_json(&mut later).await;
+    let (_, _, body) = http(gw.addr, "GET", "/api/standings", None, "").await;
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    let ids: Vec<&str> = listed["tournaments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tournament"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["later"], "{body}");
+    let (status, _, _) = http(gw.addr, "GET", "/export/cup/standings.csv", None, "").await;
+    assert_eq!(status, 404);
+    let v = gql(
+        gw.addr,
+        Some(CHIEF),
+        "{ standings(tournament: \"cup\") { version } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no tournament cup", "{v}");
+}

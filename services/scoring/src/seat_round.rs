@@ -203,6 +203,9 @@ fn in_russian(e: &TournamentError) -> String {
         } => format!(
             "игрок {player} посажен за столы {first} и {second} в туре {round}: игрок играет за одним столом в туре"
         ),
+        E::PlayerTwiceAtTable { player, table } => {
+            format!("игрок {player} посажен за стол {table} дважды")
+        }
         E::SeparatePairSeated { a, b, table } => format!(
             "{a} и {b} сидят за столом {table}, а турнир их разводит (separate)"
         ),

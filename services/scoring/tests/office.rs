@@ -503,7 +503,7 @@ async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike
         .into_inner();
     let all = plan.problems.join("\n");
     for named in [
-        "player p03 is seated at tables 1 and 1",
+        "player p03 is seated twice at table 1",
         "player zed is not registered",
         "table 2 has 9 seats; a table seats 10",
         "judge nobody is not registered",
