@@ -232,6 +232,11 @@ enum Action {
     /// The chief judge's rulings and the tournament's changes: who, when,
     /// what and why.
     Audit,
+    /// Credentials issued at runtime: issue, revoke, list.
+    Credential {
+        #[command(subcommand)]
+        action: crate::credentials::CredentialAction,
+    },
     /// The tournament's summary.
     Show,
     /// The standings, best first.
@@ -535,6 +540,9 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 writeln!(out, "{e}")?;
             }
             writeln!(out, "version {}", r.version)?;
+        }
+        Action::Credential { action } => {
+            crate::credentials::run(&mut c.grpc, &c.token, &c.tournament, action, out).await?;
         }
         Action::Show => writeln!(out, "{}", office::summary_line(&c.summary().await?))?,
         Action::Standings { top, json } => {

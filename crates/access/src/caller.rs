@@ -50,6 +50,9 @@ pub struct Grant {
     /// The token entry's `name`: who holds the token. The scoring service
     /// reads a table judge's name as his judge id in the tournament.
     pub name: Option<String>,
+    /// The public id of a credential issued at runtime (`None`: a token
+    /// file's token, which is never revoked).
+    pub credential: Option<String>,
 }
 
 impl Grant {
@@ -83,6 +86,25 @@ impl Caller {
         match self {
             Caller::Public => None,
             Caller::Known(g) => g.name.as_deref(),
+        }
+    }
+
+    /// The public id of the caller's credential, if it was issued at
+    /// runtime.
+    pub fn credential(&self) -> Option<&str> {
+        match self {
+            Caller::Public => None,
+            Caller::Known(g) => g.credential.as_deref(),
+        }
+    }
+
+    /// Who this is, for an audit trail: the holder's name (or the role's)
+    /// and, for an issued credential, its id.
+    pub fn who(&self) -> String {
+        let name = self.holder().unwrap_or(self.name());
+        match self.credential() {
+            Some(id) => format!("{name} ({id})"),
+            None => name.to_owned(),
         }
     }
 
@@ -219,6 +241,7 @@ mod tests {
             role,
             games: games.iter().map(|g| g.parse().unwrap()).collect(),
             name: None,
+            credential: None,
         }))
     }
 

@@ -1,4 +1,4 @@
-//! The judge console's browser codec, generated from `proto/` (through the
+//! The browser codec of the judge console and the tournament office, generated from `proto/` (through the
 //! descriptor set protoc made at build time): a JavaScript module with each
 //! message the console sends or reads, field by field (number, name, wire
 //! type, message or enum type, repeated). A small hand-written runtime in the
@@ -23,6 +23,33 @@ pub const CONSOLE_ROOTS: &[&str] = &[
     // The scoring service's Command, for the post-game inputs.
     "mafia.v1.CommandRequest",
     "mafia.v1.CommandReply",
+];
+
+/// The scoring service's messages the tournament office (`/office`) and
+/// the ruling panels send or read; in the same generated module.
+pub const OFFICE_ROOTS: &[&str] = &[
+    "mafia.v1.CreateTournamentRequest",
+    "mafia.v1.RegisterPlayersCsvRequest",
+    "mafia.v1.TournamentRef",
+    "mafia.v1.TournamentSummary",
+    "mafia.v1.StandingsReply",
+    "mafia.v1.ExportRequest",
+    "mafia.v1.ExportReply",
+    "mafia.v1.PlayerHistoryRequest",
+    "mafia.v1.PlayerHistoryReply",
+    "mafia.v1.OpenRoundRequest",
+    "mafia.v1.OpenRoundReply",
+    "mafia.v1.SeatRoundRequest",
+    "mafia.v1.SeatRoundReply",
+    "mafia.v1.ListTournamentsRequest",
+    "mafia.v1.ListTournamentsReply",
+    "mafia.v1.PlayersCsvPreview",
+    "mafia.v1.PlanSeatingRequest",
+    "mafia.v1.SeatingPlan",
+    "mafia.v1.IssueCredentialRequest",
+    "mafia.v1.IssueCredentialReply",
+    "mafia.v1.RevokeCredentialRequest",
+    "mafia.v1.CredentialList",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +83,11 @@ pub fn console_codec_js() -> Result<String, CodecError> {
     }
     // The roots and every message reachable from them, in name order.
     let mut wanted = BTreeSet::new();
-    let mut todo: Vec<String> = CONSOLE_ROOTS.iter().map(|s| (*s).to_owned()).collect();
+    let mut todo: Vec<String> = CONSOLE_ROOTS
+        .iter()
+        .chain(OFFICE_ROOTS)
+        .map(|s| (*s).to_owned())
+        .collect();
     let mut used_enums = BTreeSet::new();
     while let Some(name) = todo.pop() {
         let m = messages

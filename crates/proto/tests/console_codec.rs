@@ -22,11 +22,16 @@ fn the_committed_console_codec_matches_proto() {
 #[test]
 fn the_console_codec_covers_every_message_it_sends_and_reads() {
     let js = mafia_proto::browser::console_codec_js().unwrap();
-    for name in mafia_proto::browser::CONSOLE_ROOTS.iter().chain(&[
-        "mafia.v1.Submit",
-        "mafia.v1.Violation",
-        "mafia.v1.GameState",
-    ]) {
+    let office = mafia_proto::browser::OFFICE_ROOTS;
+    for name in mafia_proto::browser::CONSOLE_ROOTS
+        .iter()
+        .chain(office)
+        .chain(&[
+            "mafia.v1.Submit",
+            "mafia.v1.Violation",
+            "mafia.v1.GameState",
+        ])
+    {
         assert!(js.contains(&format!("\"{name}\": [")), "{name} missing");
     }
     assert!(js.contains("\"mafia.v1.Audience\": {"));

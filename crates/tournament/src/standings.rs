@@ -219,6 +219,63 @@ pub(crate) fn check_tied(t: &Tournament, players: &[PlayerId]) -> Result<(), Tou
     Ok(())
 }
 
+/// What ranked a row below the row above it: a lower total, or, for equal
+/// totals, the first of the scheme's tie-breaks that differs (its `level`
+/// counts from 1 in the scheme's order), else the chief judge's lot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Decider {
+    /// The first row, or a lower total than the row above.
+    Total,
+    TieBreak {
+        level: u32,
+        tie_break: TieBreak,
+    },
+    /// Equal at every criterion; the recorded lot ordered them.
+    Lot,
+    /// Equal at every criterion and no lot drawn: they share the rank.
+    Shared,
+}
+
+/// For each row of `s` (the standings of `t`), in order, what ranked it
+/// below the row above ([`Decider`]): each tie's deciding level named.
+pub fn deciders(t: &Tournament, s: &Standings) -> Vec<Decider> {
+    let none = empty();
+    let keys: Vec<Vec<i64>> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let acc = t.ledger.players.get(&r.player).unwrap_or(&none);
+            key(t, acc, &split(t, acc))
+        })
+        .collect();
+    // Which tie-break each place of a key holds (`key`'s layout).
+    let mut owner: Vec<Option<(u32, TieBreak)>> = vec![None];
+    for (n, tb) in t.scheme.tie_breaks.iter().enumerate() {
+        let width = match tb {
+            TieBreak::MoreBestMoveTriplesThenDoubles => 2,
+            _ => 1,
+        };
+        owner.extend(std::iter::repeat_n(Some((n as u32 + 1, *tb)), width));
+    }
+    s.rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            if i == 0 {
+                return Decider::Total;
+            }
+            let differs = keys[i - 1].iter().zip(&keys[i]).position(|(a, b)| a != b);
+            match differs.map(|j| owner.get(j).copied().flatten()) {
+                Some(Some((level, tie_break))) => Decider::TieBreak { level, tie_break },
+                Some(None) => Decider::Total,
+                None if row.tie == Tie::ByLot => Decider::Lot,
+                None => Decider::Shared,
+            }
+        })
+        .collect()
+}
+
 /// One game in a player's history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryLine {

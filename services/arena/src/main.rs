@@ -136,6 +136,8 @@ async fn main() -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| args.data.with_file_name("tokens.json"));
     let (file, created) = tokens::load_or_create(&tokens_file, &mut rng)?;
+    // One table for the three services: the referee's and the scoring
+    // service's followers of the `access` stream keep it, the gateway reads it.
     let tokens = Tokens::new(&file)?;
     let token = |role| file.token_of(role).unwrap_or_default().to_owned();
     let (chief, broadcast, judge, organiser) = (

@@ -9,20 +9,24 @@ const TOKEN = params.get("token") || "";
 const LANG = (params.get("lang") || (navigator.language || "en")).toLowerCase().startsWith("ru") ? "ru" : "en";
 
 // The gateway's clock minus ours: timers count from the judge's `at`
-// stamps, which are server-side times, not this viewer's clock.
-let clockOffset = 0;
+// stamps, which are server-side times, not this viewer's clock. A delayed
+// feed (the broadcast's) runs `feedDelay` behind it: its timers and news
+// go by the delayed clock (`feedNow`).
+let clockOffset = 0, feedDelay = 0;
 async function syncClock() {
   try {
     const t0 = Date.now();
-    const r = await fetch("/api/clock", {cache: "no-store"});
-    const {server_ms} = await r.json();
+    const r = await fetch("/api/clock" + (TOKEN ? "?token=" + encodeURIComponent(TOKEN) : ""), {cache: "no-store"});
+    const {server_ms, delay_ms} = await r.json();
     const t1 = Date.now();
     clockOffset = server_ms + (t1 - t0) / 2 - t1;
+    feedDelay = delay_ms || 0;
   } catch (e) { /* keep the last offset */ }
 }
 syncClock();
 setInterval(syncClock, 60000);
 function serverNow() { return Date.now() + clockOffset; }
+function feedNow() { return serverNow() - feedDelay; }
 
 const TEXT = {
   en: {
@@ -272,10 +276,11 @@ async function history(gameId, seq) {
 
 function authHeaders(h) { return Object.assign(h || {}, TOKEN ? {Authorization: `Bearer ${TOKEN}`} : {}); }
 
-// Follows every game; calls onTables(map game_id -> {info, seq, view, seen}).
-function followHall(onTables) {
+// Follows every game (of one tournament when given); calls
+// onTables(map game_id -> {info, seq, view, seen}).
+function followHall(onTables, tournament) {
   const tables = new Map();
-  return follow(() => wsUrl("/ws/hall"), (msg) => {
+  return follow(() => wsUrl("/ws/hall", tournament ? {tournament} : null), (msg) => {
     const now = Date.now();
     if (msg.type === "tables") {
       for (const t of msg.tables) tables.set(t.game_id, {info: t.info, seq: t.seq, view: t.view, seen: now});
@@ -365,7 +370,7 @@ function countdown(view) {
   const started = view.speech_started_at || view.step_started_at;
   if (!started) return s.secs;
   // Clamped: the judge's clock and the gateway's may still disagree.
-  return Math.min(s.secs, Math.max(0, Math.round(s.secs - (serverNow() - started) / 1000)));
+  return Math.min(s.secs, Math.max(0, Math.round(s.secs - (feedNow() - started) / 1000)));
 }
 
 function fmtSecs(n) {

@@ -47,6 +47,10 @@ pub struct ServerConfig {
     /// Bytes that may wait on one WebSocket (`limits::Sockets::send_budget`);
     /// a client that would take more is closed with 1008.
     pub send_budget: usize,
+    /// Routes `/ws/autobahn-echo` (`ws::echo`), an echo endpoint on the
+    /// feeds' transport for the Autobahn fuzzing client
+    /// (`tests/autobahn/run.sh`); off but for conformance runs.
+    pub autobahn_echo: bool,
 }
 
 /// The default of [`ServerConfig::max_connections_per_address`]: a hall's
@@ -64,6 +68,7 @@ impl Default for ServerConfig {
             body_timeout: Duration::from_secs(30),
             max_connections_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
             send_budget: crate::limits::DEFAULT_SEND_BUDGET,
+            autobahn_echo: false,
         }
     }
 }
@@ -140,12 +145,16 @@ pub struct AppState {
     pub standings: crate::board::Board,
     pub console: ConsoleConfig,
     pub pages: PagesConfig,
+    /// When each game's judge console was last heard from (`table_board`).
+    pub presence: crate::table_board::Presence,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct FeedQuery {
     pub token: Option<String>,
     pub from: Option<u64>,
+    /// The hall's feed: one tournament's games only.
+    pub tournament: Option<String>,
 }
 
 /// An error as the HTTP status and a JSON body that says only what the
@@ -155,6 +164,10 @@ pub struct ApiError(StatusCode, String);
 impl ApiError {
     pub fn bad_request(why: String) -> ApiError {
         ApiError(StatusCode::BAD_REQUEST, why)
+    }
+
+    pub fn unauthorized(why: String) -> ApiError {
+        ApiError(StatusCode::UNAUTHORIZED, why)
     }
 
     pub fn forbidden(why: String) -> ApiError {

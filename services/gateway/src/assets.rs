@@ -32,11 +32,6 @@ pub const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/spectator.html"),
     ),
     (
-        "/judge",
-        "text/html; charset=utf-8",
-        include_str!("../assets/judge.html"),
-    ),
-    (
         "/standings",
         "text/html; charset=utf-8",
         include_str!("../assets/standings.html"),

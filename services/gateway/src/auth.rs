@@ -7,8 +7,14 @@
 use std::sync::Arc;
 
 use axum::http::{header, HeaderMap};
-pub use mafia_access::{AuthError, Caller, Tokens};
-use mafia_record::GameId;
+pub use mafia_access::{AuthError, Caller, Revocation, Tokens};
+use mafia_record::{GameId, TournamentId};
+
+/// The close code of a WebSocket whose credential was revoked while it was
+/// open (policy violation): raw feed, GraphQL and standings alike.
+pub const REVOKED_CLOSE: u16 = 1008;
+/// Its reason.
+pub const REVOKED_REASON: &str = "credential revoked";
 use mafia_rules::Audience;
 
 /// The caller of an HTTP request or WebSocket upgrade, by the one rule
@@ -80,13 +86,30 @@ pub async fn refuse_bad_credentials(
     }
 }
 
-/// The games a caller's views of many games (the hall) may include.
+/// The games a view of many games (the hall) includes: those its caller
+/// may see, of one tournament when it asked for one.
 #[derive(Clone, Debug)]
-pub struct Games(Caller);
+pub struct Games {
+    caller: Option<Caller>,
+    tournament: Option<TournamentId>,
+}
 
 impl Games {
     pub fn contains(&self, game: &GameId) -> bool {
-        self.0.sees(game)
+        self.caller.as_ref().is_none_or(|c| c.sees(game))
+            && self
+                .tournament
+                .as_ref()
+                .is_none_or(|t| game.tournament == *t)
+    }
+
+    /// `only` narrowed to one tournament's games.
+    pub fn of_tournament(only: Option<Arc<Games>>, tournament: TournamentId) -> Arc<Games> {
+        let caller = only.and_then(|g| g.caller.clone());
+        Arc::new(Games {
+            caller,
+            tournament: Some(tournament),
+        })
     }
 }
 
@@ -101,7 +124,10 @@ impl ForGame for Caller {
     fn hall(&self) -> (Audience, Option<Arc<Games>>) {
         let limited = match self {
             Caller::Known(g) if !g.games.contains(&mafia_access::GamePattern::any()) => {
-                Some(Arc::new(Games(self.clone())))
+                Some(Arc::new(Games {
+                    caller: Some(self.clone()),
+                    tournament: None,
+                }))
             }
             _ => None,
         };

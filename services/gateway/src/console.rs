@@ -30,6 +30,11 @@ pub const CONSOLE_ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../assets/console.js"),
     ),
     (
+        "/assets/grpc_web.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/grpc_web.js"),
+    ),
+    (
         "/assets/console_proto.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/console_proto.js"),
@@ -45,7 +50,8 @@ pub const CONSOLE_ASSETS: &[(&str, &str, &str)] = &[
 const REFEREE_SLOT: &str = "{{REFEREE_URL}}";
 const SCORING_SLOT: &str = "{{SCORING_URL}}";
 
-fn attribute(text: &str) -> String {
+/// `text` safe inside a double-quoted HTML attribute.
+pub fn attribute(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")

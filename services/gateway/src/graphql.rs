@@ -193,14 +193,11 @@ impl GameQuery {
     async fn protocol(&self, ctx: &Context<'_>, game_id: String) -> Result<Protocol> {
         let (game_id, a) = audience(ctx, &game_id)?;
         let hub = hub(ctx);
-        let events = hub
-            .protocol(&game_id, a)
+        let (info, events) = hub
+            .protocol_or_archive(&game_id, a)
+            .await
             .map_err(|e| Error::new(e.to_string()))?
             .ok_or_else(|| Error::new("the game is not finished"))?;
-        let info = hub
-            .state(&game_id, a)
-            .map_err(|e| Error::new(e.to_string()))?
-            .info;
         Ok(Protocol {
             game: info.into(),
             events: events.iter().map(GameEvent::from).collect(),

@@ -19,10 +19,13 @@ pub mod hub;
 pub mod limits;
 pub mod messages;
 pub mod metrics;
+pub mod office;
 pub mod patch;
+pub mod ruling;
 pub mod server;
 pub mod shared;
 pub mod standings;
+pub mod table_board;
 pub mod ws;
 
 pub use app::{AppState, ConsoleConfig, ServerConfig};
@@ -131,5 +134,6 @@ pub fn app_state(hub: Hub, tokens: Tokens, config: ServerConfig) -> AppState {
         standings: board::Board::default(),
         console: ConsoleConfig::default(),
         pages: app::PagesConfig::default(),
+        presence: table_board::Presence::default(),
     }
 }

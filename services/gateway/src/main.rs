@@ -86,6 +86,11 @@ struct Args {
     /// threads.
     #[arg(long, env = "MAFIA_GATEWAY_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     workers: Option<u16>,
+    /// Serve `/ws/autobahn-echo`, an echo WebSocket on the feeds' own
+    /// transport, for conformance runs of the Autobahn fuzzing client
+    /// (`tests/autobahn/run.sh`) only: it answers anyone.
+    #[arg(long)]
+    autobahn_echo: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -144,6 +149,12 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     };
     let log_for_demo = log.clone();
     let log_for_standings = log.clone();
+    // Credentials issued and revoked at runtime (the log's `access` stream).
+    tokio::spawn(mafia_access::follow::run(
+        tokens.clone(),
+        log.clone(),
+        std::future::pending(),
+    ));
     let hub = Hub::start(
         log,
         HubConfig {
@@ -199,6 +210,7 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     println!("judge console: http://{addr}/judge-console");
     let server = ServerConfig {
         max_connections_per_address: args.max_connections_per_address,
+        autobahn_echo: args.autobahn_echo,
         ..ServerConfig::default()
     };
     let mut state = app_state(hub.clone(), tokens, server);

@@ -11,12 +11,12 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::json;
 
-use mafia_record::GameId;
+use mafia_record::{GameId, TournamentId};
 use mafia_rules::Audience;
 
 use crate::app::{authorize, game_audience, ApiError, FeedQuery};
 pub use crate::app::{AppState, ServerConfig};
-use crate::auth::{ForGame, Games};
+use crate::auth::{Caller, ForGame, Games, Revocation, REVOKED_CLOSE, REVOKED_REASON};
 use crate::closing::{Closing, GOING_AWAY};
 use crate::hub::Hub;
 use crate::ws::frame::{self as ws_frame};
@@ -38,8 +38,14 @@ pub fn router(state: AppState) -> Router {
     let tokens = state.tokens.clone();
     let pages = crate::assets::routes()
         .merge(crate::console::pages())
+        .merge(crate::office::pages())
+        .merge(crate::ruling::pages())
         .with_state(state.clone());
-    Router::new()
+    let mut router = Router::new();
+    if state.config.autobahn_echo {
+        router = router.route("/ws/autobahn-echo", get(ws_autobahn_echo));
+    }
+    router
         .route("/ws/game/{game_id}", get(ws_game))
         .route("/ws/table/{game_id}", get(ws_game))
         .route("/ws/hall", get(ws_hall))
@@ -50,6 +56,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/table/{game_id}", get(api_game))
         .route("/healthz", get(|| async { "ok" }))
         .merge(crate::console::api())
+        .merge(crate::office::api())
+        .merge(crate::ruling::routes())
+        .merge(crate::table_board::routes())
         .with_state(state)
         .merge(graphql)
         .merge(standings)
@@ -76,10 +85,18 @@ async fn ws_game(
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
     let (game_id, audience) = game_audience(&state.hub, &access, &game_id)?;
-    let feed = FeedTask::new(&state, Follow::Game(game_id, audience));
+    let feed = FeedTask::new(&state, &access, Follow::Game(game_id, audience));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, q.from)));
     Ok(response)
+}
+
+/// `ws::echo`, for the Autobahn fuzzing client's conformance runs only.
+async fn ws_autobahn_echo(State(state): State<AppState>, ws: Upgrade) -> Response {
+    let (response, upgrading) = ws.accept(None);
+    let echo = crate::ws::echo::run(upgrading, state.closing.clone(), state.config.send_timeout);
+    tokio::spawn(state.closing.track(echo));
+    response
 }
 
 async fn ws_hall(
@@ -89,8 +106,14 @@ async fn ws_hall(
     ws: Upgrade,
 ) -> Result<Response, ApiError> {
     let access = authorize(&state, q.token.as_deref(), &headers)?;
-    let (audience, games) = access.hall();
-    let feed = FeedTask::new(&state, Follow::Hall(audience, games));
+    let (audience, mut games) = access.hall();
+    if let Some(t) = q.tournament.as_deref() {
+        let t: TournamentId = t
+            .parse()
+            .map_err(|_| ApiError::bad_request("not a tournament id".into()))?;
+        games = Some(Games::of_tournament(games, t));
+    }
+    let feed = FeedTask::new(&state, &access, Follow::Hall(audience, games));
     let (response, upgrading) = ws.accept(None);
     tokio::spawn(state.closing.track(feed.run(upgrading, None)));
     Ok(response)
@@ -110,17 +133,20 @@ struct FeedTask {
     follow: Follow,
     keepalive: Keepalive,
     closing: Closing,
+    /// Its credential's revocation, which closes it.
+    revoked: Revocation,
     send_timeout: std::time::Duration,
     max_cutbacks: u32,
 }
 
 impl FeedTask {
-    fn new(state: &AppState, follow: Follow) -> FeedTask {
+    fn new(state: &AppState, caller: &Caller, follow: Follow) -> FeedTask {
         FeedTask {
             hub: state.hub.clone(),
             follow,
             keepalive: state.keepalive.clone(),
             closing: state.closing.clone(),
+            revoked: state.tokens.until_revoked(caller),
             send_timeout: state.config.send_timeout,
             max_cutbacks: state.config.max_cutbacks,
         }
@@ -142,7 +168,7 @@ impl FeedTask {
 
     /// Keeps a feed's connection until it ends, with the close frame
     /// [`FeedTask::serve`] gives, if any.
-    async fn run(self, upgrading: Upgrading, from: Option<u64>) {
+    async fn run(mut self, upgrading: Upgrading, from: Option<u64>) {
         let Some((socket, early, lease)) = upgrading.socket().await else {
             return;
         };
@@ -150,7 +176,8 @@ impl FeedTask {
         if !self.subscribe(&conn, from) {
             return;
         }
-        if let Some(goodbye) = self.serve(&conn, early).await {
+        let mut revoked = std::mem::replace(&mut self.revoked, Revocation::never());
+        if let Some(goodbye) = self.serve(&conn, early, &mut revoked).await {
             conn.finish(goodbye, self.send_timeout).await;
         }
     }
@@ -161,7 +188,12 @@ impl FeedTask {
     /// client and closes it when silent or stuck. Returns the close frame
     /// to end with; the only await is the one `select!`, so the future
     /// keeps one set of locals (issue 15: memory per idle connection).
-    async fn serve(&self, conn: &Arc<Conn>, early: Bytes) -> Option<Bytes> {
+    async fn serve(
+        &self,
+        conn: &Arc<Conn>,
+        early: Bytes,
+        revoked: &mut Revocation,
+    ) -> Option<Bytes> {
         let mut decoder = Decoder::new(MAX_CLIENT_MESSAGE);
         let mut incoming = Vec::new();
         // The bytes hyper read past the request.
@@ -211,6 +243,9 @@ impl FeedTask {
                 _ = self.closing.started() => {
                     return Some(ws_frame::close(GOING_AWAY, "server shutting down"));
                 }
+                _ = &mut *revoked => {
+                    return Some(ws_frame::close(REVOKED_CLOSE, REVOKED_REASON));
+                }
                 _ = conn.changed() => {}
                 p = conn.pump(status.backlog, &mut decoder, &mut incoming) => match p {
                     Pumped::Over => return None,
@@ -223,14 +258,26 @@ impl FeedTask {
 }
 
 /// The gateway's wall clock, for screens to count timers against the
-/// server's time rather than the viewer's.
-async fn api_clock() -> Response {
+/// server's time rather than the viewer's, and how far behind it the
+/// caller's feeds run (`delay_ms`: the broadcast's delay for a broadcast
+/// token, else 0): a delayed screen counts its timers and shows its news
+/// on the delayed clock.
+async fn api_clock(
+    State(state): State<AppState>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let access = authorize(&state, q.token.as_deref(), &headers)?;
+    let delay_ms = match access.hall().0 {
+        Audience::Broadcast => state.hub.config().broadcast_delay.as_millis() as u64,
+        _ => 0,
+    };
     let server_ms = crate::hub::unix_ms();
-    (
+    Ok((
         [(header::CACHE_CONTROL, "no-store")],
-        Json(json!({ "server_ms": server_ms })),
+        Json(json!({ "server_ms": server_ms, "delay_ms": delay_ms })),
     )
-        .into_response()
+        .into_response())
 }
 
 async fn api_games(State(state): State<AppState>) -> Json<serde_json::Value> {

@@ -638,6 +638,7 @@ async fn ws_standings(
     let config = state.config.clone();
     let hub = state.hub.clone();
     let closing = state.closing.clone();
+    let mut revoked = state.tokens.until_revoked(&who);
     Ok(ws
         .max_message_size(64 * 1024)
         .on_upgrade(move |socket| {
@@ -660,6 +661,10 @@ async fn ws_standings(
                     tokio::select! {
                         _ = closing.started() => {
                             send_close(&mut tx, send_timeout, frame(GOING_AWAY, "server shutting down")).await;
+                            return;
+                        }
+                        _ = &mut revoked => {
+                            send_close(&mut tx, send_timeout, frame(crate::auth::REVOKED_CLOSE, crate::auth::REVOKED_REASON)).await;
                             return;
                         }
                         s = tables.next() => match s {

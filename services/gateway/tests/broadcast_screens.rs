@@ -219,7 +219,7 @@ fn screens() -> Vec<Screen> {
             name: "judge",
             path: format!("/judge?token={CHIEF}&tournament=cup"),
             // Live games first: none finished above, none live below.
-            ready: "document.querySelectorAll('.card[data-table]').length === 15 && document.getElementById('ruling').hasAttribute('data-version') && !document.querySelector('#grid .card.over') && !document.querySelector('#done .card:not(.over)')",
+            ready: "document.querySelectorAll('.card[data-table]').length === 15 && document.querySelector('[data-rulings]').hasAttribute('data-version') && !document.querySelector('#grid .card.over') && !document.querySelector('#done .card:not(.over)')",
             fixed: false,
             en: &["Live (", "Finished (", "Sheriff", "Don", "Pending approvals", "+1.6 extra points for seat 5"],
             ru: &["Идут (", "Окончены (", "Шериф", "Дон", "Ждут утверждения", "+1.6 доп. балла месту 5"],

@@ -628,3 +628,48 @@ async fn a_hall_screen_there_before_a_game_opens_learns_its_info_from_the_feed()
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_asked_for_one_tournament_hears_of_its_games_only() {
+    let fx = start(hub_config(Duration::from_secs(60)), ServerConfig::default()).await;
+    let sim = game(RuleSetId::Classic, 2);
+    create_named(&fx.log, "cup.final.r1.t1.g1", &sim, 1, "Cup").await;
+    create_named(&fx.log, "open.main.r1.t1.g1", &sim, 1, "Open").await;
+    for id in ["cup.final.r1.t1.g1", "open.main.r1.t1.g1"] {
+        append(&fx.log, id, &sim.events[..2]).await;
+        until_folded(&fx.hub, id, 2).await;
+    }
+    let mut hall = connect(fx.addr, "/ws/hall?tournament=cup").await;
+    let m = next_json(&mut hall).await;
+    let ids: Vec<_> = m["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["game_id"].clone())
+        .collect();
+    assert_eq!(ids, vec![Value::from("cup.final.r1.t1.g1")]);
+    // The other tournament's events first: the next message this hall gets
+    // is its own tournament's.
+    append(&fx.log, "open.main.r1.t1.g1", &sim.events[2..5]).await;
+    until_folded(&fx.hub, "open.main.r1.t1.g1", 5).await;
+    append(&fx.log, "cup.final.r1.t1.g1", &sim.events[2..3]).await;
+    let m = next_json(&mut hall).await;
+    assert_eq!(m["game_id"], "cup.final.r1.t1.g1");
+    assert_eq!(refused(fx.addr, "/ws/hall?tournament=no%20such").await, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clock_tells_a_broadcast_screen_how_far_behind_its_feed_runs() {
+    let fx = start(hub_config(Duration::from_secs(60)), ServerConfig::default()).await;
+    let (status, v) = get_json(fx.addr, &format!("/api/clock?token={BROADCAST}")).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["delay_ms"], 60_000);
+    assert!(v["server_ms"].as_i64().unwrap() > 0);
+    for path in ["/api/clock".to_owned(), format!("/api/clock?token={CHIEF}")] {
+        let (status, v) = get_json(fx.addr, &path).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["delay_ms"], 0, "{path}");
+    }
+    let (status, _) = get_json(fx.addr, "/api/clock?token=nope-nope-nope").await;
+    assert_eq!(status, 401);
+}

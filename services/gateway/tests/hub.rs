@@ -207,3 +207,39 @@ async fn streams_that_are_not_games_are_skipped() {
         "only the game's events are folded"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_games_protocol_is_read_from_the_log_once_it_left_memory() {
+    let config = HubConfig {
+        retention: Duration::from_millis(1),
+        ..hub_config(Duration::from_millis(1))
+    };
+    let fx = start(config, mafia_gateway::ServerConfig::default()).await;
+    let sim = game(RuleSetId::Classic, 3);
+    let id = "cup.final.r1.t1.g1";
+    create(&fx.log, id, &sim, 1).await;
+    append(&fx.log, id, &sim.events[..1]).await;
+    until(&fx.hub, |h| h.has_game(&gid(id))).await;
+    append(&fx.log, id, &sim.events[1..]).await;
+    until(&fx.hub, |h| !h.has_game(&gid(id))).await;
+    assert!(
+        fx.hub.protocol(&gid(id), Audience::Public).is_err(),
+        "left memory"
+    );
+    for audience in [Audience::Public, Audience::Broadcast, Audience::Judge] {
+        let (info, events) = fx
+            .hub
+            .protocol_or_archive(&gid(id), audience)
+            .await
+            .unwrap()
+            .expect("a finished game");
+        assert_eq!(info.table, 1);
+        assert_eq!(events.len(), sim.events.len(), "{audience:?}");
+        assert_eq!(events.last().unwrap().seq as usize, sim.events.len());
+    }
+    let unknown = fx
+        .hub
+        .protocol_or_archive(&gid("cup.final.r1.t2.g1"), Audience::Public)
+        .await;
+    assert!(unknown.is_err());
+}

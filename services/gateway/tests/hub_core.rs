@@ -516,3 +516,37 @@ fn a_game_before_its_deal_is_shown_as_such_to_every_audience() {
         assert_eq!(view["seq"], 0);
     }
 }
+
+#[test]
+fn the_halls_first_message_holds_at_most_the_games_opened_last() {
+    let sim = game(RuleSetId::Club, 7);
+    let header = serde_json::to_vec(&header(&sim, 1)).unwrap();
+    let mut core = core();
+    let extra = 10;
+    let total = mafia_gateway::hub::MAX_HALL_TABLES + extra;
+    for n in 1..=total {
+        let id = gid(&format!("cup.main.r{n}.t1.g1"));
+        core.add_game(&id, &header, &mut Vec::new()).unwrap();
+    }
+    let snapshot = core.hall_snapshot(Audience::Public, |_| true);
+    let HallFeed::Tables { tables } = serde_json::from_slice(&snapshot).unwrap() else {
+        panic!("not a tables message");
+    };
+    assert_eq!(tables.len(), mafia_gateway::hub::MAX_HALL_TABLES);
+    let rounds: std::collections::BTreeSet<u32> = tables
+        .iter()
+        .map(|t| t.game_id.parse::<mafia_record::GameId>().unwrap().round)
+        .collect();
+    assert_eq!(
+        rounds.first(),
+        Some(&(extra as u32 + 1)),
+        "the first opened left out"
+    );
+    assert_eq!(rounds.last(), Some(&(total as u32)));
+    // A filter narrows it before the cap.
+    let one = core.hall_snapshot(Audience::Public, |g| g.round == 1);
+    let HallFeed::Tables { tables } = serde_json::from_slice(&one).unwrap() else {
+        panic!("not a tables message");
+    };
+    assert_eq!(tables.len(), 1);
+}

@@ -252,16 +252,7 @@ async fn a_handshake_rfc_6455_forbids_is_refused_400_and_a_wrong_version_names_1
 /// What the server answers `frame` with on a fresh feed connection: the
 /// close code of its last frame.
 async fn close_answer(addr: SocketAddr, path: &str, frame: &[u8]) -> Option<u16> {
-    let mut tcp = raw_upgrade(addr, path, Some("graphql-transport-ws")).await;
-    tcp.write_all(frame).await.unwrap();
-    let mut all = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut all))
-        .await
-        .expect("closed within 30 s")
-        .ok()?;
-    let frames = server_frames(&all);
-    let (op, payload) = frames.last()?;
-    (*op == 0x8 && payload.len() >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]]))
+    close_code(&answer_to(addr, path, frame).await)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -467,4 +458,99 @@ fn the_tournaments_awaited_at_once_are_bounded() {
     drop(held);
     assert_eq!(board.held(), 0);
     assert!(board.watch(&one_more).is_ok());
+}
+
+/// Everything the server sends on a fresh connection on `path` after
+/// `bytes` (in one write) until it closes: its frames.
+async fn answer_to(addr: SocketAddr, path: &str, bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut tcp = raw_upgrade(addr, path, Some("graphql-transport-ws")).await;
+    tcp.write_all(bytes).await.unwrap();
+    let mut all = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut all))
+        .await
+        .expect("closed within 30 s")
+        // What came before a reset is still read.
+        .ok();
+    server_frames(&all)
+}
+
+fn close_code(frames: &[(u8, Vec<u8>)]) -> Option<u16> {
+    let (op, payload) = frames.last()?;
+    (*op == 0x8 && payload.len() >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]]))
+}
+
+/// Autobahn 3.2, 4.1.3, 5.15: frames are handled in order, so what came
+/// before a broken frame is answered before the connection fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_before_a_broken_one_are_answered_before_the_connection_fails() {
+    let (fx, _) = serving_a_game(ServerConfig::default(), GAME).await;
+    let mut bytes = client_frame(0x9, b"first");
+    let mut reserved = client_frame(0x1, b"x");
+    reserved[0] |= 0x20;
+    bytes.extend(reserved);
+    bytes.extend(client_frame(0x9, b"never"));
+    for path in [format!("/ws/game/{GAME}"), "/graphql/ws".to_owned()] {
+        let frames = answer_to(fx.addr, &path, &bytes).await;
+        let pongs: Vec<&[u8]> = frames
+            .iter()
+            .filter(|(op, _)| *op == 0xA)
+            .map(|(_, p)| p.as_slice())
+            .collect();
+        assert_eq!(pongs, [b"first"], "{path}");
+        assert_eq!(close_code(&frames), Some(1002), "{path}");
+    }
+}
+
+/// Autobahn 6.4.1-6.4.4: text that no continuation can make UTF-8 fails
+/// the connection with 1007 as soon as it arrives, in a fragment or in
+/// part of a frame, not when (or if) the message ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_that_cannot_be_utf8_fails_1007_before_the_message_ends() {
+    let (fx, _) = serving_a_game(ServerConfig::default(), GAME).await;
+    // κόσμε, then a code point past U+10FFFF; the message never ends.
+    let mut first = client_frame(0x1, "κόσμε".as_bytes());
+    first[0] &= 0x7f;
+    let mut second = client_frame(0x0, b"\xf4\x90\x80\x80");
+    second[0] &= 0x7f;
+    let fragments = [first, second].concat();
+    // One frame of 40 bytes of which only the first 16 come: the valid
+    // text, then a UTF-16 surrogate.
+    let mut text = "κόσμε".as_bytes().to_vec();
+    text.extend_from_slice(b"\xed\xa0\x80");
+    text.resize(40, b'a');
+    let chopped = client_frame(0x1, &text)[..2 + 4 + 16].to_vec();
+    for path in [format!("/ws/game/{GAME}"), "/graphql/ws".to_owned()] {
+        for (what, bytes) in [("fragments", &fragments), ("chopped frame", &chopped)] {
+            let frames = answer_to(fx.addr, &path, bytes).await;
+            assert_eq!(close_code(&frames), Some(1007), "{path}: {what}");
+        }
+    }
+}
+
+/// The echo route of conformance runs exists only when asked for, and
+/// echoes on the feeds' transport.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_autobahn_echo_route_is_served_only_with_its_flag() {
+    let (fx, _) = serving_a_game(ServerConfig::default(), GAME).await;
+    let req = format!(
+        "GET /ws/autobahn-echo HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        fx.addr
+    );
+    let head = raw_response(fx.addr, &req).await;
+    assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+    let echo = ServerConfig {
+        autobahn_echo: true,
+        ..ServerConfig::default()
+    };
+    let (fx, _) = serving_a_game(echo, GAME).await;
+    let mut ws = connect(fx.addr, "/ws/autobahn-echo").await;
+    ws.send(Message::text("κόσμε")).await.unwrap();
+    ws.send(Message::binary(vec![0, 255])).await.unwrap();
+    assert_eq!(ws.next().await.unwrap().unwrap(), Message::text("κόσμε"));
+    assert_eq!(
+        ws.next().await.unwrap().unwrap(),
+        Message::binary(vec![0, 255])
+    );
 }

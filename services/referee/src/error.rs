@@ -26,6 +26,9 @@ pub enum RefereeError {
     Log(#[source] LogError),
     #[error("stored history of {game} is unreadable: {reason}")]
     Corrupt { game: GameId, reason: String },
+    /// A held tournament's log does not fold.
+    #[error("{0}")]
+    Tournament(String),
     /// The operating system's random source failed: no deal can be drawn.
     #[error("no random seed can be drawn: {0}")]
     Random(String),
@@ -50,7 +53,7 @@ impl From<RefereeError> for Status {
             | RefereeError::LeaseLost(_)
             | RefereeError::Log(_) => Status::unavailable(msg),
             RefereeError::Corrupt { .. } => Status::data_loss(msg),
-            RefereeError::Random(_) => Status::internal(msg),
+            RefereeError::Random(_) | RefereeError::Tournament(_) => Status::internal(msg),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod metrics;
 mod reply;
 pub mod sealed;
+pub mod seated;
 pub mod server;
 mod service;
 

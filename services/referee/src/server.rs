@@ -118,15 +118,29 @@ pub async fn start(
         max_command_bytes: opts.max_command_bytes,
     });
     if shared.tokens.is_empty() {
-        tracing::warn!("no tokens configured: every call will be UNAUTHENTICATED");
+        tracing::warn!(
+            "no tokens configured: every call is UNAUTHENTICATED until credentials are issued"
+        );
     }
 
     let mut background = Vec::new();
     {
         let mut stop = shutdown_rx.clone();
         background.push(tokio::spawn(
-            hub.run(async move { crate::stopped(&mut stop).await }),
+            hub.clone()
+                .run(async move { crate::stopped(&mut stop).await }),
         ));
+    }
+    {
+        // Credentials issued and revoked at runtime, on the same fan-out.
+        let (tokens, log, hub) = (opts.tokens.clone(), log.clone(), hub.clone());
+        let mut stop = shutdown_rx.clone();
+        background.push(tokio::spawn(async move {
+            tokio::select! {
+                _ = crate::stopped(&mut stop) => {}
+                _ = mafia_access::follow::run_on(tokens, log, &hub) => {}
+            }
+        }));
     }
     {
         let shared = shared.clone();

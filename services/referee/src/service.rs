@@ -56,18 +56,25 @@ async fn next_command(
     tokio::select! {
         biased;
         m = inbound.message() => Ok(m?.map(|c| c.kind)),
-        _ = stop.as_mut() => Err(shutting_down()),
+        why = stop.as_mut() => Err(why),
     }
 }
 
-/// Resolves when the referee starts shutting down. One per stream, waited
-/// on by every read: a wait made afresh for each command put a waiter on
-/// the shutdown watch and took it off again every time (issue 15).
-type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+/// Resolves, with the status the stream ends with, when the referee
+/// starts shutting down or the caller's credential is revoked. One per
+/// stream, waited on by every read: a wait made afresh for each command put
+/// a waiter on the shutdown watch and took it off again every time
+/// (issue 15).
+type Stop = Pin<Box<dyn Future<Output = Status> + Send>>;
 
-fn stop(shutdown: &watch::Receiver<bool>) -> Stop {
+fn stop(shutdown: &watch::Receiver<bool>, mut revoked: auth::Revocation) -> Stop {
     let mut shutdown = shutdown.clone();
-    Box::pin(async move { crate::stopped(&mut shutdown).await })
+    Box::pin(async move {
+        tokio::select! {
+            _ = crate::stopped(&mut shutdown) => shutting_down(),
+            _ = &mut revoked => auth::revoked(),
+        }
+    })
 }
 
 type ReplyStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
@@ -87,6 +94,10 @@ struct JudgeStream {
     stop: Stop,
     /// Until the Attach is checked.
     caller: Option<Caller>,
+    /// The caller's credential, if issued at runtime: checked again before
+    /// each command, since a judge who never pauses never lets the stop
+    /// be polled.
+    credential: Option<String>,
     /// The attached game and its `omit_state`.
     game: Option<(GameId, bool)>,
     /// Replies due before the next command is read (the attach's).
@@ -136,6 +147,11 @@ impl JudgeStream {
             }
             None => return Ok(None),
         };
+        if let Some(id) = &self.credential {
+            if !self.shared.tokens.is_live(id) {
+                return Err(auth::revoked());
+            }
+        }
         self.shared
             .handle_submit(game_id, submit, *omit_state)
             .await
@@ -174,15 +190,12 @@ impl Shared {
 
     /// Whether the scoring service holds the game's tournament (its
     /// stream exists in the log).
-    async fn tournament_held(&self, game_id: &GameId) -> Result<bool, Status> {
-        let stream = mafia_tournament::stored::stream_of(&game_id.tournament);
-        let header = self
-            .games
-            .log()
-            .header(&stream)
-            .await
-            .map_err(RefereeError::from)?;
-        Ok(header.is_some())
+    /// The tournament the scoring service holds for `game_id`, if any.
+    async fn held_tournament(
+        &self,
+        game_id: &GameId,
+    ) -> Result<Option<mafia_tournament::Tournament>, Status> {
+        Ok(crate::seated::tournament_of(&**self.games.log(), game_id).await?)
     }
 
     async fn handle_submit(
@@ -240,6 +253,7 @@ impl Shared {
         key: String,
         audience: Audience,
         from_seq: u64,
+        mut revoked: auth::Revocation,
         tx: mpsc::Sender<Result<v1::WatchGameEvent, Status>>,
     ) {
         let mut shutdown = self.shutdown.clone();
@@ -266,6 +280,7 @@ impl Shared {
         loop {
             let item = tokio::select! {
                 _ = crate::stopped(&mut shutdown) => { let _ = tx.send(Err(shutting_down())).await; return; }
+                _ = &mut revoked => { let _ = tx.send(Err(auth::revoked())).await; return; }
                 _ = tx.closed() => return,
                 item = follow.next() => item,
             };
@@ -381,8 +396,15 @@ impl Referee for RefereeService {
         if *self.shared.shutdown.borrow() {
             return Err(shutting_down());
         }
-        let held = self.shared.tournament_held(&game_id).await?;
+        let tournament = self.shared.held_tournament(&game_id).await?;
+        let held = tournament.is_some();
         caller.may_open_in(&game_id, held).map_err(auth::status)?;
+        if let Some(why) = tournament
+            .as_ref()
+            .and_then(|t| crate::seated::disagreement(t, &game_id, &header))
+        {
+            return Err(Status::failed_precondition(why));
+        }
         if held && matches!(header.deal, Deal::Seed(_)) {
             return Err(Status::invalid_argument(format!(
                 "tournament {} deals its digital games from seeds the referee draws: send a drawn deal, not a seed",
@@ -427,7 +449,11 @@ impl Referee for RefereeService {
         let stream = Box::new(JudgeStream {
             shared: self.shared.clone(),
             inbound: request.into_inner(),
-            stop: stop(&self.shared.shutdown),
+            stop: stop(
+                &self.shared.shutdown,
+                self.shared.tokens.until_revoked(&caller),
+            ),
+            credential: caller.credential().map(str::to_owned),
             caller: Some(caller),
             game: None,
             queued: VecDeque::new(),
@@ -483,8 +509,11 @@ impl Referee for RefereeService {
         let shared = self.shared.clone();
         let alive = self.shared.alive.clone();
         let aud = audience(req.audience);
+        let revoked = self.shared.tokens.until_revoked(&caller);
         tokio::spawn(async move {
-            shared.run_watch(game_id, key, aud, req.from_seq, tx).await;
+            shared
+                .run_watch(game_id, key, aud, req.from_seq, revoked, tx)
+                .await;
             drop(alive);
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))

@@ -296,9 +296,7 @@ async fn opening_needs_a_tournament_the_caller_may_act_in(b: Backend) {
     // Once the scoring service holds the tournament, its digital deals are
     // drawn by the referee: a seed of the caller's is refused, a drawn deal
     // opens.
-    log.create_game("tournament.made-up-7", b"{}")
-        .await
-        .unwrap();
+    hold(&log, &h).await;
     let err = c
         .open_game(with_token(request_from_header(&h, 1), TABLE1_ANYWHERE))
         .await
@@ -311,6 +309,32 @@ async fn opening_needs_a_tournament_the_caller_may_act_in(b: Backend) {
         .unwrap()
         .into_inner();
     assert_eq!(opened.deal_commitment.len(), 64);
+    // A held tournament opens only the games it assigned, with its seating.
+    let mut other = h.clone();
+    let (a, b) = (other.seats[2].clone(), other.seats[3].clone());
+    (other.seats[2].player_id, other.seats[3].player_id) = (b.player_id, a.player_id);
+    let err = c
+        .open_game(with_token(request_from_header(&other, 1), TABLE1_ANYWHERE))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+    assert!(err.message().contains("seat 3: the round seats"), "{err:?}");
+    let mut unplanned = h.clone();
+    unplanned.game = 2;
+    let err = c
+        .open_game(with_token(
+            request_from_header(&unplanned, 1),
+            TABLE1_ANYWHERE,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition, "{err:?}");
+    assert!(err.message().contains("not assigned"), "{err:?}");
+    assert!(log
+        .header("made-up-7.main.r1.t1.g2")
+        .await
+        .unwrap()
+        .is_none());
     // A judge whose token names the tournament opens in it as before.
     let opened = c
         .open_game(with_token(
@@ -332,3 +356,44 @@ both_backends!(
     a_command_dated_before_the_last_event_or_far_ahead_is_refused,
     opening_needs_a_tournament_the_caller_may_act_in,
 );
+
+/// Puts the tournament of `h`'s game in the log as the scoring service
+/// holds it: `h`'s players registered, seated in `h`'s order at its table
+/// in round 1, and its game assigned.
+async fn hold(log: &Arc<dyn EventLog>, h: &Header) {
+    use mafia_tournament::{stored, Actor, Tournament, TournamentCommand, TournamentSpec};
+    let game = h.game_id().unwrap();
+    let spec: TournamentSpec = serde_json::from_value(serde_json::json!({
+        "id": game.tournament.to_string(), "name": "Made up", "rules": h.rules.id,
+        "scheme": mafia_tournament::Scheme::rfm(),
+    }))
+    .unwrap();
+    let created = Tournament::create(spec, &Actor::Organiser, 1).unwrap();
+    let mut t = Tournament::from_created(&created).unwrap();
+    let seats: Vec<String> = h.seats.iter().map(|s| s.player_id.clone()).collect();
+    let mut commands: Vec<serde_json::Value> =
+        vec![serde_json::json!({"type": "add_stage", "stage": {
+        "id": game.stage.to_string(), "name": "Main", "rounds": 1, "tables": game.table}})];
+    for s in &h.seats {
+        commands.push(serde_json::json!({"type": "register_player",
+            "player": {"id": s.player_id, "nickname": s.nickname}}));
+    }
+    commands.push(
+        serde_json::json!({"type": "seat_round", "stage": game.stage.to_string(),
+        "round": game.round, "tables": [{"table": game.table, "seats": seats}]}),
+    );
+    commands.push(serde_json::json!({"type": "assign_game", "game": game.to_string()}));
+    let mut payloads = Vec::new();
+    for c in commands {
+        let c: TournamentCommand = serde_json::from_value(c).unwrap();
+        for e in t.command(&c, &Actor::Organiser, 1).unwrap() {
+            t.apply(&e);
+            payloads.push(bytes::Bytes::from(stored::encode(&e)));
+        }
+    }
+    let stream = stored::stream_of(&game.tournament);
+    log.create_game(&stream, &stored::encode(&created))
+        .await
+        .unwrap();
+    log.append(&stream, 0, 0, &payloads).await.unwrap();
+}

@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod actor;
+pub mod credentials;
 pub mod csv;
 pub mod export;
 pub mod follower;

@@ -16,6 +16,9 @@ use tonic::service::Routes;
 pub struct Running {
     pub addr: SocketAddr,
     pub store: Arc<Store>,
+    /// The credentials issued at runtime (what the three credential calls
+    /// use).
+    pub credentials: Arc<crate::credentials::Credentials>,
     stop: Option<oneshot::Sender<()>>,
     stop_follower: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
@@ -74,11 +77,20 @@ pub async fn start_with_options(
     let cors = mafia_proto::web::cors(&web_origins)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let addr = listener.local_addr()?;
-    let store = Arc::new(Store::new(log));
+    let store = Arc::new(Store::new(log.clone()));
+    let credentials = Arc::new(crate::credentials::Credentials::new(log.clone()));
+    let metrics_stop = tokio::sync::watch::channel(false).0;
+    // The credentials issued at runtime, honoured as this and every other
+    // service's followers read them.
+    let mut stop_access = metrics_stop.subscribe();
+    let access = tokio::spawn(mafia_access::follow::run(tokens.clone(), log, async move {
+        let _ = stop_access.wait_for(|s| *s).await;
+    }));
     let svc = ScoringService {
         store: store.clone(),
         tokens,
         referee,
+        credentials: credentials.clone(),
     };
     let (stop, stopped) = oneshot::channel::<()>();
     // The standard gRPC health service: what load balancers and Kubernetes'
@@ -98,13 +110,14 @@ pub async fn start_with_options(
     Ok(Running {
         addr,
         store,
+        credentials,
         stop: Some(stop),
         stop_follower: Some(stop_follower),
         task,
         follower,
         progress,
-        metrics_stop: tokio::sync::watch::channel(false).0,
-        background: Vec::new(),
+        metrics_stop,
+        background: vec![access],
     })
 }
 

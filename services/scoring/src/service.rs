@@ -29,6 +29,7 @@ pub struct ScoringService {
     pub store: Arc<Store>,
     pub tokens: Tokens,
     pub referee: Option<crate::RefereeLink>,
+    pub credentials: Arc<crate::credentials::Credentials>,
 }
 
 pub fn now_ms() -> i64 {
@@ -435,22 +436,67 @@ impl Scoring for ScoringService {
 
     async fn issue_credential(
         &self,
-        _req: Request<IssueCredentialRequest>,
+        req: Request<IssueCredentialRequest>,
     ) -> Result<Response<IssueCredentialReply>, Status> {
-        Err(Status::unimplemented("IssueCredential is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let r = req.into_inner();
+        let ask = crate::credentials::IssueRequest {
+            tournament: tournament_id(&r.tournament)?,
+            role: r.role,
+            name: r.name,
+            scopes: r.scopes,
+        };
+        let (credential, token) = self
+            .credentials
+            .issue(&caller, &self.store, ask, now_ms())
+            .await?;
+        Ok(Response::new(IssueCredentialReply {
+            credential: Some(credential_to_proto(&credential)),
+            token,
+        }))
     }
 
     async fn revoke_credential(
         &self,
-        _req: Request<RevokeCredentialRequest>,
+        req: Request<RevokeCredentialRequest>,
     ) -> Result<Response<CredentialList>, Status> {
-        Err(Status::unimplemented("RevokeCredential is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let list = self
+            .credentials
+            .revoke(&caller, &id, &req.get_ref().id, now_ms())
+            .await?;
+        Ok(Response::new(credential_list(&list)))
     }
 
     async fn list_credentials(
         &self,
-        _req: Request<TournamentRef>,
+        req: Request<TournamentRef>,
     ) -> Result<Response<CredentialList>, Status> {
-        Err(Status::unimplemented("ListCredentials is not built yet"))
+        let caller = authenticate(&self.tokens, req.metadata())?;
+        let id = tournament_id(&req.get_ref().tournament)?;
+        let list = self.credentials.list(&caller, &id).await?;
+        Ok(Response::new(credential_list(&list)))
+    }
+}
+
+fn credential_list(list: &[mafia_access::Credential]) -> CredentialList {
+    CredentialList {
+        credentials: list.iter().map(credential_to_proto).collect(),
+    }
+}
+
+fn credential_to_proto(c: &mafia_access::Credential) -> mafia_proto::v1::Credential {
+    let (revoked_by, revoked_at_ms) = c.revoked.clone().unwrap_or_default();
+    mafia_proto::v1::Credential {
+        id: c.id.clone(),
+        tournament: c.tournament.to_string(),
+        role: c.role.name().to_owned(),
+        name: c.name.clone(),
+        scopes: c.games.iter().map(ToString::to_string).collect(),
+        issued_by: c.issued_by.clone(),
+        issued_at_ms: c.issued_at_ms,
+        revoked_at_ms,
+        revoked_by,
     }
 }

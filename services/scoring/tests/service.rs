@@ -645,6 +645,36 @@ async fn play_table_1(log: Arc<dyn EventLog>, seed: u64) {
     referee.shutdown().await;
 }
 
+/// Table 1's game of round 1, played whole, written straight into the log
+/// as the referee would have stored it.
+async fn write_table_1(log: &Arc<dyn EventLog>, seed: u64) {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let sim = mafia_rules::sim::simulate(RuleSetId::Rfm, &mut rng, 1_780_000_000_000);
+    let mut header = mafia_record::Header::simulated(RuleSetId::Rfm, &game(1), 0);
+    header.deal = mafia_rules::Deal::Cards(sim.setup.roles().to_vec());
+    for (i, s) in header.seats.iter_mut().enumerate() {
+        s.player_id = pid(i + 1).to_string();
+        s.nickname = format!("Player {}", i + 1);
+    }
+    let id = game(1).to_string();
+    log.create_game(&id, &serde_json::to_vec(&header).unwrap())
+        .await
+        .unwrap();
+    let payloads: Vec<bytes::Bytes> = sim
+        .events
+        .iter()
+        .map(|e| {
+            let logged = mafia_record::LoggedEvent {
+                client_seq: None,
+                envelope: *e,
+            };
+            bytes::Bytes::from(serde_json::to_vec(&logged).unwrap())
+        })
+        .collect();
+    log.append(&id, 0, 0, &payloads).await.unwrap();
+}
+
 async fn a_game_played_through_the_referee_is_scored_once(log: Arc<dyn EventLog>) {
     let (mut running, mut c) = serve(log.clone()).await;
     let m = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -930,7 +960,10 @@ async fn a_game_that_ended_before_it_was_assigned_counts_once_assigned(log: Arc<
     let (running, mut c) = serve(log.clone()).await;
     register(&mut c).await;
     seat_round_1(&mut c).await;
-    play_table_1(log.clone(), 11).await;
+    // The referee opens only assigned games of a held tournament now; a
+    // game played before its assignment is one in the log from before
+    // that rule (or opened before the tournament was held).
+    write_table_1(&log, 11).await;
     running.follower_reached(|p| p.ends_seen >= 1).await;
     assert_eq!(summary(&mut c).await.scored_games, 0, "not assigned yet");
     let assign = TournamentCommand::AssignGame {

@@ -380,6 +380,9 @@ impl Session {
         drop(early);
         self.state.app.keepalive.keep(conn);
         let closing = self.state.app.closing.clone();
+        // Watched once the connection's caller is known (its URL, or its
+        // `connection_init`).
+        let mut revoked = None;
         loop {
             if !incoming.is_empty() {
                 conn.seen();
@@ -415,9 +418,18 @@ impl Session {
                 self.restart_behind(status.lagged, conn);
                 continue;
             }
+            if revoked.is_none() {
+                revoked = self
+                    .access
+                    .as_ref()
+                    .map(|a| self.state.app.tokens.until_revoked(a));
+            }
             tokio::select! {
                 _ = closing.started() => {
                     return Some(ws_frame::close(crate::closing::GOING_AWAY, "server shutting down"));
+                }
+                _ = async { match revoked.as_mut() { Some(r) => r.await, None => std::future::pending().await } } => {
+                    return Some(ws_frame::close(crate::auth::REVOKED_CLOSE, crate::auth::REVOKED_REASON));
                 }
                 _ = conn.changed() => {}
                 p = conn.pump(status.backlog, &mut decoder, &mut incoming) => match p {

@@ -129,6 +129,9 @@ struct GameCore {
     /// Once the game is over: when it leaves memory (the retention after
     /// the broadcast, the last audience, has seen its end).
     leaves_at: Option<Instant>,
+    /// The order it came in (its header): the hall's snapshot keeps the
+    /// games opened last, an order hidden facts do not touch.
+    opened: u64,
 }
 
 impl GameCore {
@@ -157,7 +160,13 @@ pub struct HubCore {
     ends: u64,
     /// Games that left memory, not yet told to the shell.
     left: Vec<Arc<GameId>>,
+    /// Games added so far (each game's `opened`).
+    opened: u64,
 }
+
+/// The most games a hall's first message holds: twenty pages of twelve
+/// tables.
+pub const MAX_HALL_TABLES: usize = 240;
 
 impl HubCore {
     pub fn new(config: CoreConfig) -> HubCore {
@@ -169,6 +178,7 @@ impl HubCore {
             canonical: Canonical::default(),
             ends: 0,
             left: Vec::new(),
+            opened: 0,
         }
     }
 
@@ -213,7 +223,9 @@ impl HubCore {
             public: Lane::new(fresh.clone()),
             delayed: Lane::new(fresh),
             leaves_at: None,
+            opened: self.opened,
         };
+        self.opened += 1;
         for a in AUDIENCES {
             out.push(Transmit {
                 route: Route::Hall {
@@ -435,8 +447,15 @@ impl HubCore {
     /// The `tables` message of the hall feed: every game for which
     /// `visible` holds, as `audience` sees it now (`HallFeed::Tables` as
     /// serde encodes it, each view spliced in).
+    /// At most [`MAX_HALL_TABLES`] games, those opened last: a hall shows
+    /// a round's tables, and opening games cannot make its first message
+    /// grow without bound.
     pub fn hall_snapshot(&self, audience: Audience, visible: impl Fn(&GameId) -> bool) -> Bytes {
         let mut games: Vec<_> = self.games.values().filter(|g| visible(&g.id)).collect();
+        if games.len() > MAX_HALL_TABLES {
+            games.select_nth_unstable_by(MAX_HALL_TABLES - 1, |a, b| b.opened.cmp(&a.opened));
+            games.truncate(MAX_HALL_TABLES);
+        }
         games.sort_by(|a, b| a.text.cmp(&b.text));
         let mut out = Vec::with_capacity(64 + games.len() * 4096);
         out.extend_from_slice(b"{\"type\":\"tables\",\"tables\":[");

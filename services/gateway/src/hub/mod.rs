@@ -16,6 +16,7 @@
 
 mod core;
 mod feed;
+mod from_log;
 mod game;
 mod sink;
 
@@ -37,7 +38,9 @@ use tokio::sync::watch;
 use crate::ws::Conn;
 
 use self::core::slot;
-pub use self::core::{Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES};
+pub use self::core::{
+    Arrival, CoreConfig, CoreError, HubCore, Now, Route, Transmit, AUDIENCES, MAX_HALL_TABLES,
+};
 pub use self::game::{AudienceEvent, GameInfo, GameState};
 pub use self::sink::{Ended, Stats, Subscription};
 use self::sink::{Outgoing, Sink};

@@ -453,8 +453,9 @@ impl Conn {
                     }
                     taken += n;
                     // The rest waits for the next pump, after these are
-                    // handled (readiness stays set while bytes remain).
-                    if n < buf.len() || taken >= MAX_READ_PER_PUMP {
+                    // handled (readiness stays set while bytes remain); a
+                    // breach after them fails the connection then.
+                    if n < buf.len() || taken >= MAX_READ_PER_PUMP || decoder.failed().is_some() {
                         return Read::Messages;
                     }
                 }
@@ -488,6 +489,10 @@ impl Conn {
         decoder: &mut Decoder,
         messages: &mut Vec<Incoming>,
     ) -> Poll<Pumped> {
+        // The messages before the breach are handled: now it fails.
+        if let Some(v) = decoder.failed() {
+            return Poll::Ready(Pumped::Refused(super::frame::close(v.code, v.why)));
+        }
         if backlog {
             match self.io.poll_write_ready(cx) {
                 Poll::Ready(Ok(())) => {

@@ -64,6 +64,11 @@ pub fn texts(payloads: &[Bytes]) -> Bytes {
     out.freeze()
 }
 
+/// A whole binary frame (the Autobahn echo endpoint's, `echo.rs`).
+pub fn binary(payload: &[u8]) -> Bytes {
+    frame(OP_BINARY, payload)
+}
+
 pub fn ping() -> Bytes {
     frame(OP_PING, &[])
 }
@@ -110,6 +115,34 @@ fn protocol(why: &'static str) -> Violation {
     }
 }
 
+fn not_utf8() -> Violation {
+    Violation {
+        code: INVALID_PAYLOAD,
+        why: "text message not UTF-8",
+    }
+}
+
+/// Checks text that is UTF-8 in its first `from` bytes as far as it goes:
+/// how many bytes are whole valid characters. A character cut at the end
+/// may still be completed by what follows; a sequence nothing can complete
+/// is refused at once (RFC 6455 §8.1: fail fast), not when the message ends.
+fn utf8_so_far(text: &[u8], from: usize) -> Result<usize, Violation> {
+    match std::str::from_utf8(&text[from..]) {
+        Ok(_) => Ok(text.len()),
+        Err(e) if e.error_len().is_none() => Ok(from + e.valid_up_to()),
+        Err(_) => Err(not_utf8()),
+    }
+}
+
+/// A fragmented message so far.
+#[derive(Debug)]
+struct Fragmented {
+    opcode: u8,
+    payload: Vec<u8>,
+    /// Of a text message, the bytes checked as whole UTF-8 characters.
+    checked: usize,
+}
+
 /// Reads the client's side of the stream. Holds bytes only while a frame
 /// or a fragmented message is incomplete: an idle connection's decoder
 /// owns no buffer.
@@ -118,8 +151,14 @@ pub struct Decoder {
     max_message: usize,
     /// Bytes of an incomplete frame.
     partial: Vec<u8>,
-    /// A fragmented message so far: its opcode and payload.
-    message: Option<(u8, Vec<u8>)>,
+    /// A fragmented message so far.
+    message: Option<Fragmented>,
+    /// Of the incomplete text frame in `partial`, the payload bytes checked
+    /// as UTF-8 (with the text before it), so each is checked once.
+    partial_checked: usize,
+    /// A breach that came after messages in the same bytes: those are
+    /// handled first, as the frames came, then the connection fails.
+    failed: Option<Violation>,
 }
 
 impl Decoder {
@@ -129,12 +168,37 @@ impl Decoder {
             max_message,
             partial: Vec::new(),
             message: None,
+            partial_checked: 0,
+            failed: None,
         }
     }
 
     /// Takes bytes read from the socket; appends each message they
-    /// complete to `out`.
+    /// complete to `out`. A breach after some of them is kept for
+    /// [`Decoder::failed`] and `Ok` returned, so the caller handles the
+    /// messages that came before it; every later call returns it.
     pub fn feed(&mut self, data: &[u8], out: &mut Vec<Incoming>) -> Result<(), Violation> {
+        if let Some(v) = self.failed {
+            return Err(v);
+        }
+        let before = out.len();
+        match self.feed_frames(data, out) {
+            Err(v) if out.len() > before => {
+                self.failed = Some(v);
+                self.partial = Vec::new();
+                self.message = None;
+                Ok(())
+            }
+            result => result,
+        }
+    }
+
+    /// The breach [`Decoder::feed`] found after messages it returned.
+    pub fn failed(&self) -> Option<Violation> {
+        self.failed
+    }
+
+    fn feed_frames(&mut self, data: &[u8], out: &mut Vec<Incoming>) -> Result<(), Violation> {
         if self.partial.is_empty() {
             let used = self.frames(data, out)?;
             self.partial.extend_from_slice(&data[used..]);
@@ -200,8 +264,13 @@ impl Decoder {
         }
         let len = len as usize;
         if data.len() < at + 4 + len {
+            if data.len() >= at + 4 && self.is_text(opcode) {
+                let mask = [data[at], data[at + 1], data[at + 2], data[at + 3]];
+                self.check_partial_text(&data[at + 4..], mask)?;
+            }
             return Ok(None);
         }
+        self.partial_checked = 0;
         let mask = [data[at], data[at + 1], data[at + 2], data[at + 3]];
         at += 4;
         let mut payload = data[at..at + len].to_vec();
@@ -217,28 +286,25 @@ impl Decoder {
                 if self.message.is_some() {
                     return Err(protocol("new message inside a fragmented one"));
                 }
-                if fin {
-                    out.push(message(opcode, payload)?);
-                } else {
-                    self.message = Some((opcode, payload));
-                }
+                let m = Fragmented {
+                    opcode,
+                    payload,
+                    checked: 0,
+                };
+                self.fragment(m, fin, out)?;
             }
             OP_CONTINUATION => {
-                let Some((first, mut so_far)) = self.message.take() else {
+                let Some(mut m) = self.message.take() else {
                     return Err(protocol("continuation without a message"));
                 };
-                if so_far.len() + payload.len() > self.max_message {
+                if m.payload.len() + payload.len() > self.max_message {
                     return Err(Violation {
                         code: TOO_BIG,
                         why: "message over the size limit",
                     });
                 }
-                so_far.extend_from_slice(&payload);
-                if fin {
-                    out.push(message(first, so_far)?);
-                } else {
-                    self.message = Some((first, so_far));
-                }
+                m.payload.extend_from_slice(&payload);
+                self.fragment(m, fin, out)?;
             }
             _ => return Err(protocol("unknown opcode")),
         }
@@ -246,17 +312,58 @@ impl Decoder {
     }
 }
 
-fn message(opcode: u8, payload: Vec<u8>) -> Result<Incoming, Violation> {
-    if opcode == OP_BINARY {
-        return Ok(Incoming::Binary(payload.into()));
+impl Decoder {
+    /// Whether a data frame with `opcode` carries text: a text frame, or a
+    /// continuation of a text message.
+    fn is_text(&self, opcode: u8) -> bool {
+        match (&self.message, opcode) {
+            (None, OP_TEXT) => true,
+            (Some(m), OP_CONTINUATION) => m.opcode == OP_TEXT,
+            _ => false,
+        }
     }
-    if std::str::from_utf8(&payload).is_err() {
-        return Err(Violation {
-            code: INVALID_PAYLOAD,
-            why: "text message not UTF-8",
-        });
+
+    /// Checks the payload of a text frame still arriving (`payload`, masked
+    /// with `mask`, as much as has come), from where the last look stopped.
+    fn check_partial_text(&mut self, payload: &[u8], mask: [u8; 4]) -> Result<(), Violation> {
+        let from = self.partial_checked;
+        // A character the message so far ends in may go on in this frame.
+        let cut: &[u8] = match &self.message {
+            Some(m) if from == 0 => &m.payload[m.checked..],
+            _ => &[],
+        };
+        let mut text = Vec::with_capacity(cut.len() + payload.len() - from);
+        text.extend_from_slice(cut);
+        let unmasked = payload[from..].iter().enumerate();
+        text.extend(unmasked.map(|(i, b)| b ^ mask[(from + i) & 3]));
+        let valid = utf8_so_far(&text, 0)?;
+        self.partial_checked = from + valid.saturating_sub(cut.len());
+        Ok(())
     }
-    Ok(Incoming::Text(payload.into()))
+
+    /// Takes a data frame's payload added to `m`: the message when `fin`,
+    /// else kept for the next fragment. Text is checked as it comes.
+    fn fragment(
+        &mut self,
+        mut m: Fragmented,
+        fin: bool,
+        out: &mut Vec<Incoming>,
+    ) -> Result<(), Violation> {
+        if m.opcode == OP_TEXT {
+            m.checked = utf8_so_far(&m.payload, m.checked)?;
+            if fin && m.checked < m.payload.len() {
+                return Err(not_utf8());
+            }
+        }
+        if !fin {
+            self.message = Some(m);
+        } else if m.opcode == OP_TEXT {
+            out.push(Incoming::Text(m.payload.into()));
+        } else {
+            out.push(Incoming::Binary(m.payload.into()));
+        }
+        Ok(())
+    }
 }
 
 fn close_payload(p: &[u8]) -> Result<Option<(u16, String)>, Violation> {
@@ -343,7 +450,10 @@ mod tests {
         let mut d = Decoder::new(max);
         let mut out = Vec::new();
         d.feed(bytes, &mut out)?;
-        Ok(out)
+        match d.failed() {
+            Some(v) => Err(v),
+            None => Ok(out),
+        }
     }
 
     #[test]
@@ -509,5 +619,67 @@ mod tests {
         );
         let empty = client_frame(b"", OpCode::Control(Control::Close), true);
         assert_eq!(decode(&empty, 1024).unwrap(), vec![Incoming::Close(None)]);
+    }
+
+    #[test]
+    fn messages_before_a_breach_come_out_and_the_breach_after_them() {
+        let mut bytes = client_frame(b"p", OpCode::Control(Control::Ping), true);
+        bytes.extend(client_frame(b"x", OpCode::Data(Data::Continue), true));
+        let mut d = Decoder::new(1024);
+        let mut out = Vec::new();
+        d.feed(&bytes, &mut out).unwrap();
+        assert_eq!(out, vec![Incoming::Ping(Bytes::from_static(b"p"))]);
+        assert_eq!(d.failed().map(|v| v.code), Some(PROTOCOL_ERROR));
+        // Nothing after the breach is read.
+        let more = client_frame(b"q", OpCode::Control(Control::Ping), true);
+        assert_eq!(d.feed(&more, &mut out).unwrap_err().code, PROTOCOL_ERROR);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn text_is_checked_as_it_comes_and_a_character_may_span_fragments_and_reads() {
+        let text = "κόσμε-€-𤭢".as_bytes();
+        // Cut inside characters: fragments of 3 bytes, fed a byte at a time.
+        let chunks: Vec<&[u8]> = text.chunks(3).collect();
+        let mut bytes = Vec::new();
+        for (i, c) in chunks.iter().enumerate() {
+            let op = if i == 0 { Data::Text } else { Data::Continue };
+            bytes.extend(client_frame(c, OpCode::Data(op), i + 1 == chunks.len()));
+        }
+        let mut d = Decoder::new(1024);
+        let mut out = Vec::new();
+        for b in &bytes {
+            d.feed(std::slice::from_ref(b), &mut out).unwrap();
+        }
+        assert_eq!(out, vec![Incoming::Text(Bytes::copy_from_slice(text))]);
+        // A message that ends inside a character is refused.
+        let mut cut = client_frame(&text[..2], OpCode::Data(Data::Text), false);
+        cut.extend(client_frame(
+            &text[2..3],
+            OpCode::Data(Data::Continue),
+            true,
+        ));
+        assert_eq!(decode(&cut, 1024).unwrap_err().code, INVALID_PAYLOAD);
+    }
+
+    #[test]
+    fn invalid_text_is_refused_before_its_frame_or_message_is_whole() {
+        let mut fragment = client_frame(b"ok", OpCode::Data(Data::Text), false);
+        fragment.extend(client_frame(
+            b"\xf4\x90",
+            OpCode::Data(Data::Continue),
+            false,
+        ));
+        assert_eq!(decode(&fragment, 1024).unwrap_err().code, INVALID_PAYLOAD);
+        let mut long = b"ok".to_vec();
+        long.extend_from_slice(b"\xed\xa0\x80");
+        long.resize(100, b'a');
+        let frame = client_frame(&long, OpCode::Data(Data::Text), true);
+        // The header, the mask and five bytes of the payload.
+        let mut d = Decoder::new(1024);
+        let mut out = Vec::new();
+        d.feed(&frame[..2 + 4 + 2], &mut out).unwrap();
+        let err = d.feed(&frame[2 + 4 + 2..2 + 4 + 5], &mut out).unwrap_err();
+        assert_eq!(err.code, INVALID_PAYLOAD);
     }
 }

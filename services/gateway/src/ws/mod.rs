@@ -2,9 +2,11 @@
 //! (`upgrade.rs`), whole server frames encoded once per message for every
 //! subscriber and the client's frames decoded (`frame.rs`), and the
 //! connection the fan-out writes to directly (`conn.rs`), pinged by one
-//! shared task (`keepalive.rs`).
+//! shared task (`keepalive.rs`). `echo.rs`: an echo route on the same
+//! transport, for Autobahn conformance runs only (`--autobahn-echo`).
 
 pub mod conn;
+pub mod echo;
 pub mod frame;
 pub mod keepalive;
 pub mod upgrade;
