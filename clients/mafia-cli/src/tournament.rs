@@ -1,8 +1,11 @@
 //! `mafia tournament`: the organiser's and the chief judge's side of the
 //! scoring service (`proto/mafia/v1/tournament.proto`): create a tournament,
 //! register players, add judges and stages, seat and open rounds, give any
-//! tournament command, read the standings and export the results. Every
-//! decision is the service's; a refusal is printed with the rule it names.
+//! tournament command, read the standings and export the results; and
+//! everything the browser office does (`office.rs`). Every decision is the
+//! service's; a refusal is printed with the rule it names.
+
+mod office;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -15,8 +18,8 @@ use mafia_proto::v1::{
 use mafia_record::{StageId, TournamentId};
 use mafia_rules::RuleSetId;
 use mafia_tournament::{
-    Judge, JudgeId, PlayerId, Scheme, Stage, Standings, TournamentCommand, TournamentEvent,
-    TournamentSpec,
+    Dates, Judge, JudgeId, NewTournament, PlayerId, Scheme, Stage, Standings, TournamentCommand,
+    TournamentEvent, TournamentSpec,
 };
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -43,9 +46,9 @@ pub struct TournamentArgs {
         default_value = ""
     )]
     token: String,
-    /// The tournament's id, e.g. `cup-2026`.
+    /// The tournament's id, e.g. `cup-2026` (every action but `list`).
     #[arg(long, short = 't', env = "MAFIA_TOURNAMENT")]
-    tournament: TournamentId,
+    tournament: Option<TournamentId>,
     #[command(subcommand)]
     action: Action,
 }
@@ -70,10 +73,52 @@ enum Action {
         /// The rule set's parameters this tournament changes, as JSON.
         #[arg(long)]
         overrides: Option<String>,
+        /// Its first day, e.g. 2026-05-01.
+        #[arg(long)]
+        starts_on: Option<String>,
+        /// Its last day.
+        #[arg(long)]
+        ends_on: Option<String>,
     },
-    /// Register players from CSV `id,nickname[,club[,photo_url]]` (`-`:
-    /// standard input); all or nothing.
+    /// Every tournament the service holds, newest first (any token).
+    List {
+        /// Archived ones too.
+        #[arg(long)]
+        archived: bool,
+    },
+    /// Archive the tournament: kept, out of the default list (organiser).
+    Archive,
+    /// Bring an archived tournament back to the list (organiser).
+    Unarchive,
+    /// Remove a tournament none of whose games was opened (organiser): it
+    /// leaves every read; its log stays.
+    Remove,
+    /// Set the tournament's dates (organiser); a date left out is cleared.
+    Dates {
+        #[arg(long)]
+        starts_on: Option<String>,
+        #[arg(long)]
+        ends_on: Option<String>,
+    },
+    /// Register players from a CSV file as Excel or Google Sheets saves it
+    /// (`,` or `;`, UTF-8 or Windows-1251; a header naming id, nickname,
+    /// club, photo, or none: `id,nickname[,club[,photo]]`; ids made from
+    /// nicknames when absent; `-`: standard input); all or nothing.
     Players { csv: PathBuf },
+    /// Read a players file as `players` would, line by line, and store
+    /// nothing; fails when any line is refused.
+    PreviewPlayers { csv: PathBuf },
+    /// Add, edit or withdraw one player (organiser).
+    #[command(subcommand)]
+    Player(office::PlayerAction),
+    /// Replace the pair rules: `--separate A,B` never at one table,
+    /// `--avoid C,D` as rarely as the seating allows.
+    PairRules {
+        #[arg(long)]
+        separate: Vec<String>,
+        #[arg(long)]
+        avoid: Vec<String>,
+    },
     /// Add a judge: his id (a table judge token's `name`) and name.
     Judge { id: String, name: String },
     /// Add a stage: its id, rounds and tables.
@@ -103,6 +148,43 @@ enum Action {
         #[arg(long)]
         policies: Option<String>,
     },
+    /// A round's seating plan, stored nowhere: generated as `seat` would
+    /// (or `--tables`, your own, checked), its metrics beside a random
+    /// seating's, and every rule it breaks (then it fails).
+    PlanSeating {
+        #[arg(long, default_value = "main")]
+        stage: StageId,
+        #[arg(long)]
+        round: u32,
+        #[arg(long, default_value = "0")]
+        seed: u64,
+        /// The tables as JSON (`[{"table":1,"seats":[…10 ids],"judge":ID}, …]`),
+        /// or a file holding them.
+        #[arg(long)]
+        tables: Option<String>,
+        /// Print only the tables' JSON, as `publish-seating` takes it.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Publish a round's seating: the `seat_round` command with these
+    /// tables (JSON or a file, e.g. `plan-seating --json`'s).
+    PublishSeating {
+        #[arg(long, default_value = "main")]
+        stage: StageId,
+        #[arg(long)]
+        round: u32,
+        tables: String,
+    },
+    /// Swap two seats of a seated round before its games open (chief
+    /// judge): TABLE:SEAT TABLE:SEAT.
+    Swap {
+        #[arg(long, default_value = "main")]
+        stage: StageId,
+        #[arg(long)]
+        round: u32,
+        a: String,
+        b: String,
+    },
     /// Open a seated round's games on the referee; prints their ids.
     Open {
         #[arg(long, default_value = "main")]
@@ -114,6 +196,42 @@ enum Action {
     /// `{"type":"approve","game":…,"item":…}` or `{"type":"decide_appeal",…}`;
     /// prints the events it stored.
     Command { json: String },
+    /// Approve a pending item (chief judge): `extra:SEAT:POINTS`,
+    /// `sum:POINTS`, `rewarded:COUNT` or the item's JSON.
+    Approve { game: String, item: String },
+    /// Refuse a pending item, with the reason (chief judge).
+    Refuse {
+        game: String,
+        item: String,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Confirm a finished game's result (chief judge, rfm §7.4).
+    Confirm { game: String },
+    /// File an appeal against a finished game.
+    Appeal {
+        game: String,
+        #[arg(long)]
+        text: String,
+        #[arg(long)]
+        player: Option<String>,
+        /// The game event appealed against, by its sequence number.
+        #[arg(long)]
+        event_seq: Option<u32>,
+    },
+    /// Decide an appeal (chief judge): `rejected`, `replay`,
+    /// `result:red|black|draw`, `points:PLAYER=POINTS[,…]` or its JSON.
+    Decide {
+        appeal: u32,
+        decision: String,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Record the chief judge's lot among tied players, best first.
+    Lot { players: Vec<String> },
+    /// The chief judge's rulings and the tournament's changes: who, when,
+    /// what and why.
+    Audit,
     /// Credentials issued at runtime: issue, revoke, list.
     Credential {
         #[command(subcommand)]
@@ -208,6 +326,12 @@ impl Client {
         Ok(s.rows.into_iter().map(|r| (r.player, r.nickname)).collect())
     }
 
+    async fn summary(&mut self) -> Result<mafia_proto::v1::TournamentSummary> {
+        let req = self.tref()?;
+        let r = self.grpc.get_tournament(req).await.map_err(refused)?;
+        Ok(r.into_inner())
+    }
+
     fn tref(&self) -> Result<tonic::Request<TournamentRef>> {
         self.req(TournamentRef {
             tournament: self.tournament.clone(),
@@ -226,18 +350,60 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
         .connect()
         .await
         .with_context(|| format!("cannot reach the scoring service at {}", args.scoring))?;
+    let id = match (&args.tournament, &args.action) {
+        (Some(id), _) => id.clone(),
+        (None, Action::List { archived }) => {
+            let mut c = Client {
+                grpc: ScoringClient::new(channel),
+                token: args.token.clone(),
+                tournament: String::new(),
+            };
+            return office::list(&mut c, *archived, out).await;
+        }
+        (None, _) => bail!("which tournament? give --tournament (or MAFIA_TOURNAMENT)"),
+    };
     let mut c = Client {
         grpc: ScoringClient::new(channel),
         token: args.token.clone(),
-        tournament: args.tournament.to_string(),
+        tournament: id.to_string(),
     };
+    if let Some(cmd) = command_of(&args.action)? {
+        let r = c.command(&cmd).await?;
+        for e in &r.events_json {
+            writeln!(out, "{e}")?;
+        }
+        writeln!(out, "version {}", r.version)?;
+        return Ok(());
+    }
     match &args.action {
+        Action::List { archived } => office::list(&mut c, *archived, out).await?,
+        Action::Remove => office::remove(&mut c, out).await?,
+        Action::PreviewPlayers { csv } => office::preview(&mut c, csv, out).await?,
+        Action::PlanSeating {
+            stage,
+            round,
+            seed,
+            tables,
+            json,
+        } => {
+            let a = office::PlanArgs {
+                stage,
+                round: *round,
+                seed: *seed,
+                tables: tables.as_deref(),
+                json: *json,
+            };
+            office::plan(&mut c, a, out).await?
+        }
+        Action::Audit => office::audit(&mut c, out).await?,
         Action::Create {
             name,
             rules,
             scheme,
             scheme_file,
             overrides,
+            starts_on,
+            ends_on,
         } => {
             let scheme = match (scheme, scheme_file) {
                 (_, Some(file)) => serde_json::from_str(&read_arg(&file.to_string_lossy())?)
@@ -249,30 +415,30 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 Some(json) => serde_json::from_str(json).context("--overrides is not JSON")?,
                 None => serde_json::Value::Null,
             };
-            let spec = TournamentSpec {
-                id: args.tournament.clone(),
-                name: name.clone(),
-                rules: *rules,
-                rule_overrides,
-                scheme,
+            let spec = NewTournament {
+                spec: TournamentSpec {
+                    id: id.clone(),
+                    name: name.clone(),
+                    rules: *rules,
+                    rule_overrides,
+                    scheme,
+                },
+                dates: Dates {
+                    starts_on: starts_on.clone(),
+                    ends_on: ends_on.clone(),
+                },
             };
             let req = c.req(CreateTournamentRequest {
                 spec_json: serde_json::to_string(&spec)?,
             })?;
             let r = c.grpc.create_tournament(req).await.map_err(refused)?;
-            writeln!(
-                out,
-                "created {} (version {})",
-                args.tournament,
-                r.get_ref().version
-            )?;
+            writeln!(out, "created {} (version {})", id, r.get_ref().version)?;
         }
         Action::Players { csv } => {
-            let text = read_arg(&csv.to_string_lossy())?;
             let req = c.req(RegisterPlayersCsvRequest {
                 tournament: c.tournament.clone(),
-                csv: text,
-                csv_bytes: Vec::new(),
+                csv: String::new(),
+                csv_bytes: office::read_bytes(csv)?,
             })?;
             let r = c
                 .grpc
@@ -378,20 +544,7 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
         Action::Credential { action } => {
             crate::credentials::run(&mut c.grpc, &c.token, &c.tournament, action, out).await?;
         }
-        Action::Show => {
-            let req = c.tref()?;
-            let s = c
-                .grpc
-                .get_tournament(req)
-                .await
-                .map_err(refused)?
-                .into_inner();
-            writeln!(
-                out,
-                "{} · {} · rules {} · scheme {} · {} players · {} games, {} scored · version {}",
-                s.id, s.name, s.rules, s.scheme, s.players, s.games, s.scored_games, s.version
-            )?;
-        }
+        Action::Show => writeln!(out, "{}", office::summary_line(&c.summary().await?))?,
         Action::Standings { top, json } => {
             let req = c.tref()?;
             let r = c
@@ -459,8 +612,76 @@ async fn run(args: &TournamentArgs, out: &mut dyn Write) -> Result<()> {
                 None => out.write_all(&r.content)?,
             }
         }
+        _ => unreachable!("command_of gave it as a command, run above"),
     }
     Ok(())
+}
+
+/// The tournament command an action is, for the actions that are one.
+fn command_of(action: &Action) -> Result<Option<TournamentCommand>> {
+    use TournamentCommand as C;
+    Ok(Some(match action {
+        Action::Archive => C::Archive,
+        Action::Unarchive => C::Unarchive,
+        Action::Dates { starts_on, ends_on } => C::SetDates {
+            starts_on: starts_on.clone(),
+            ends_on: ends_on.clone(),
+        },
+        Action::Player(p) => office::player_command(p),
+        Action::PairRules { separate, avoid } => office::pair_rules(separate, avoid)?,
+        Action::PublishSeating {
+            stage,
+            round,
+            tables,
+        } => C::SeatRound {
+            stage: stage.clone(),
+            round: *round,
+            tables: serde_json::from_str(&read_arg(tables)?)
+                .context("the tables are JSON: [{\"table\":1,\"seats\":[…],\"judge\":ID}, …]")?,
+        },
+        Action::Swap { stage, round, a, b } => C::SwapSeats {
+            stage: stage.clone(),
+            round: *round,
+            a: office::place(a)?,
+            b: office::place(b)?,
+        },
+        Action::Approve { game, item } => C::Approve {
+            game: office::game(game)?,
+            item: office::item(item)?,
+        },
+        Action::Refuse { game, item, reason } => C::Refuse {
+            game: office::game(game)?,
+            item: office::item(item)?,
+            reason: reason.clone(),
+        },
+        Action::Confirm { game } => C::ConfirmResult {
+            game: office::game(game)?,
+        },
+        Action::Appeal {
+            game,
+            text,
+            player,
+            event_seq,
+        } => C::FileAppeal {
+            game: office::game(game)?,
+            player: player.as_deref().map(PlayerId::new),
+            event_seq: *event_seq,
+            text: text.clone(),
+        },
+        Action::Decide {
+            appeal,
+            decision,
+            reason,
+        } => C::DecideAppeal {
+            appeal: *appeal,
+            decision: office::decision(decision)?,
+            reason: reason.clone(),
+        },
+        Action::Lot { players } => C::DrawLot {
+            players: players.iter().map(PlayerId::new).collect(),
+        },
+        _ => return Ok(None),
+    }))
 }
 
 /// The stage's seating quality in one line (the service's

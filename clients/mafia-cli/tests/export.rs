@@ -24,7 +24,11 @@ fn export_standings_csv_prints_a_header_and_every_player() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("rank,player,nickname,club,"), "{text}");
+    // UTF-8's byte-order mark first, so Excel on Windows shows Cyrillic.
+    assert!(
+        lines[0].starts_with("\u{feff}rank,player,nickname,club,"),
+        "{text}"
+    );
     assert_eq!(lines.len(), 21);
     assert!(lines[1].starts_with("1,"));
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A points correction, e.g. rfm §7.1.1.4: a wrong removal's -1.2 taken back
 /// is `+1.2`. Counted with the player's penalties.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Correction {
     pub player: PlayerId,
     pub points: Points,
@@ -16,7 +17,13 @@ pub struct Correction {
     pub note: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How the chief judge decides an appeal. As JSON (written with `kind`;
+/// read also as the words `"rejected"` and `"replay"`):
+/// `{"kind":"rejected"}`, `{"kind":"result_changed","winner":"red"}`
+/// (`"black"`, or `null` for a draw), `{"kind":"points_corrected",
+/// "corrections":[{"player":"p07","points":1.2,"note":"…"}]}`,
+/// `{"kind":"replay"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AppealDecision {
     Rejected,
@@ -29,6 +36,43 @@ pub enum AppealDecision {
     },
     /// rfm §7.2: the game is replayed; this one no longer counts.
     Replay,
+}
+
+/// The decisions' shapes, quoted when a decision does not read.
+const SHAPES: &str = r#"a decision is {"kind":"rejected"}, {"kind":"result_changed","winner":"red"|"black"|null}, {"kind":"points_corrected","corrections":[{"player":ID,"points":1.2,"note":TEXT}]} or {"kind":"replay"}"#;
+
+/// `AppealDecision` as the log and the API write it.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum Tagged {
+    // Braces: a unit variant would let unknown fields through.
+    Rejected {},
+    ResultChanged { winner: Option<Team> },
+    PointsCorrected { corrections: Vec<Correction> },
+    Replay {},
+}
+
+impl<'de> Deserialize<'de> for AppealDecision {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        let tagged = match v {
+            serde_json::Value::String(word) => match word.as_str() {
+                "rejected" => Tagged::Rejected {},
+                "replay" => Tagged::Replay {},
+                _ => return Err(D::Error::custom(format!("decision {word:?}: {SHAPES}"))),
+            },
+            v => Tagged::deserialize(v).map_err(|e| D::Error::custom(format!("{e}: {SHAPES}")))?,
+        };
+        Ok(match tagged {
+            Tagged::Rejected {} => AppealDecision::Rejected,
+            Tagged::ResultChanged { winner } => AppealDecision::ResultChanged { winner },
+            Tagged::PointsCorrected { corrections } => {
+                AppealDecision::PointsCorrected { corrections }
+            }
+            Tagged::Replay {} => AppealDecision::Replay,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -53,6 +53,10 @@ pub enum TournamentCommand {
     RegisterPlayer {
         player: Player,
     },
+    /// A registered player's nickname, club or photo changed; the id stays.
+    UpdatePlayer {
+        player: Player,
+    },
     WithdrawPlayer {
         player: PlayerId,
     },

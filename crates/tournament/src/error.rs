@@ -70,6 +70,8 @@ pub enum TournamentError {
         first: u32,
         second: u32,
     },
+    #[error("player {player} is seated twice at table {table}")]
+    PlayerTwiceAtTable { player: PlayerId, table: u32 },
     #[error("round {round} of {stage} has games assigned; it cannot be seated again")]
     RoundAlreadyUnderway { stage: StageId, round: u32 },
     #[error("round {round} of {stage} is not seated")]

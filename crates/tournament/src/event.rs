@@ -46,6 +46,10 @@ pub enum TournamentEvent {
         player: PlayerId,
         at: i64,
     },
+    PlayerUpdated {
+        player: Player,
+        at: i64,
+    },
     RoundSeated {
         stage: StageId,
         round: u32,
@@ -168,6 +172,7 @@ impl TournamentEvent {
             | TournamentEvent::StageAdded { at, .. }
             | TournamentEvent::PlayerRegistered { at, .. }
             | TournamentEvent::PlayerWithdrawn { at, .. }
+            | TournamentEvent::PlayerUpdated { at, .. }
             | TournamentEvent::RoundSeated { at, .. }
             | TournamentEvent::SeatsSwapped { at, .. }
             | TournamentEvent::GameAssigned { at, .. }

@@ -108,6 +108,12 @@ pub fn csv_text(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// What every CSV the project writes starts with: UTF-8's byte-order mark,
+/// without which Excel on Windows reads the file in the locale's code page
+/// and garbles Cyrillic. Spreadsheets drop it; strip it to read the first
+/// header's name.
+pub const BOM: &str = "\u{feff}";
+
 /// A CSV field, quoted only when it must be (RFC 4180).
 fn field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
@@ -204,7 +210,7 @@ fn standing_fields(r: &StandingRow) -> Vec<String> {
 /// The standings as CSV: a header line, then one line per player by rank.
 /// Points are written as decimals (`1.55`), never in floating point.
 pub fn standings_csv(s: &Standings) -> String {
-    let mut out = String::new();
+    let mut out = String::from(BOM);
     record(&mut out, STANDINGS_CSV_HEADER);
     for r in &s.rows {
         record(&mut out, standing_fields(r));
@@ -242,7 +248,7 @@ pub const GAMES_CSV_HEADER: &[&str] = &[
 
 /// Every scored seat as CSV, one line per player per game.
 pub fn games_csv(rows: &[GamePoints]) -> String {
-    let mut out = String::new();
+    let mut out = String::from(BOM);
     record(&mut out, GAMES_CSV_HEADER);
     for g in rows {
         let p = &g.points;

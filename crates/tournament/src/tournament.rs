@@ -344,6 +344,21 @@ impl Tournament {
                     at,
                 }
             }
+            C::UpdatePlayer { player } => {
+                if *actor != Actor::Organiser {
+                    return Err(deny(actor, "edit a player", ORGANISER));
+                }
+                if !self.players.contains_key(&player.id) {
+                    return Err(TournamentError::UnknownPlayer(player.id.clone()));
+                }
+                if player.nickname.trim().is_empty() {
+                    return Err(TournamentError::EmptyPlayer);
+                }
+                E::PlayerUpdated {
+                    player: player.clone(),
+                    at,
+                }
+            }
             C::WithdrawPlayer { player } => {
                 if *actor != Actor::Organiser {
                     return Err(deny(actor, "withdraw a player", ORGANISER));
@@ -912,6 +927,13 @@ impl Tournament {
                     out.push(e);
                 }
                 if let Some(first) = at_table.insert(p, t.table) {
+                    if first == t.table {
+                        out.push(TournamentError::PlayerTwiceAtTable {
+                            player: p.clone(),
+                            table: t.table,
+                        });
+                        continue;
+                    }
                     out.push(TournamentError::PlayerAtTwoTables {
                         player: p.clone(),
                         round,
@@ -997,6 +1019,11 @@ impl Tournament {
                         withdrawn_at: None,
                     },
                 );
+            }
+            E::PlayerUpdated { player, .. } => {
+                if let Some(r) = self.players.get_mut(&player.id) {
+                    r.player = player.clone();
+                }
             }
             E::PlayerWithdrawn { player, at } => {
                 if let Some(r) = self.players.get_mut(player) {

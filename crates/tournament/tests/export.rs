@@ -65,6 +65,10 @@ fn the_standings_csv_has_a_header_and_one_line_per_player_by_rank() {
     let cup = cup();
     let s = standings(&cup.t);
     let csv = export::standings_csv(&s);
+    // Excel on Windows shows Cyrillic only after UTF-8's byte-order mark.
+    let csv = csv
+        .strip_prefix(export::BOM)
+        .expect("a byte-order mark first");
     let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(lines[0], export::STANDINGS_CSV_HEADER.join(","));
     assert_eq!(lines.len(), 21);
@@ -96,6 +100,7 @@ fn the_games_export_has_one_line_per_seat_of_each_scored_game() {
     assert_eq!(rows.len(), 40);
     assert!(rows.iter().all(|r| r.round <= 2));
     let csv = export::games_csv(&rows);
+    assert!(csv.starts_with(&format!("{}game,", export::BOM)), "{csv}");
     assert_eq!(csv.split("\r\n").filter(|l| !l.is_empty()).count(), 41);
     // A player's game lines add up to his standing (no compensation in
     // two games of a ten-game-less stage would change that).

@@ -258,6 +258,7 @@ export const SCHEMA = {
     [2, "metrics_json", "string", null, false, null, false],
     [3, "random_metrics_json", "string", null, false, null, false],
     [4, "problems", "string", null, true, null, false],
+    [5, "problems_ru", "string", null, true, null, false],
   ],
   "mafia.v1.Seats": [
     [1, "seats", "uint32", null, true, null, false],

@@ -436,6 +436,24 @@ impl StandingsQuery {
             .collect())
     }
 
+    /// Finished games whose result the chief judge has not confirmed yet
+    /// (`confirm_result`, rfm §7.4), in game-id order: the dashboard's
+    /// "awaiting confirmation"; the chief judge only.
+    async fn awaiting_confirmation(
+        &self,
+        ctx: &Context<'_>,
+        tournament: String,
+    ) -> Result<Vec<String>> {
+        let snap = chief_snapshot(ctx, &tournament)?;
+        Ok(snap
+            .tournament
+            .games
+            .values()
+            .filter(|g| g.awaits_confirmation() && rules_on(caller(ctx), &g.id))
+            .map(|g| g.id.to_string())
+            .collect())
+    }
+
     /// Every appeal in the order filed, decided ones with their ruling: the
     /// tournament's audit trail of appeals; the chief judge only.
     async fn appeals(&self, ctx: &Context<'_>, tournament: String) -> Result<Vec<Appeal>> {
@@ -469,7 +487,9 @@ fn snapshots(rx: crate::board::Watch, hub: Hub, who: Caller) -> impl Stream<Item
                 }
                 first = false;
                 ends.borrow_and_update();
-                let Some(snap) = rx.borrow_and_update().clone() else {
+                // A removed tournament is as one never written.
+                let fold = rx.borrow_and_update().clone();
+                let Some(snap) = fold.filter(|s| s.tournament.removed.is_none()) else {
                     continue;
                 };
                 let (seen, hidden) = as_seen(&who, &hub, &snap);

@@ -470,3 +470,112 @@ async fn the_broadcast_reads_a_result_only_once_its_delayed_stream_has_shown_the
     let broadcast = read_by(gw.addr, BROADCAST).await;
     assert_eq!(broadcast, (json!(5), json!(5), json!(5), true));
 }
+
+/// "Finished: awaiting confirmation" follows the model: every finished game
+/// is listed until the chief judge's `confirm_result`; nobody else reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_awaits_confirmation_until_the_chief_judge_confirms_it() {
+    let gw = gateway().await;
+    let (mut ws, _) = first_table(gw.addr, None).await;
+    let q = "{ awaitingConfirmation(tournament: \"cup\") }";
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    let waiting: Vec<String> =
+        serde_json::from_value(v["data"]["awaitingConfirmation"].clone()).unwrap();
+    let t = folded(&gw.log).await;
+    let finished = t
+        .games
+        .values()
+        .filter(|g| g.result.is_some() && !g.annulled)
+        .count();
+    assert_eq!(waiting.len(), finished, "{v}");
+    // One with nothing pending for the chief judge.
+    let pending: Vec<_> = t
+        .pending_approvals()
+        .into_iter()
+        .map(|(g, _)| g.to_string())
+        .collect();
+    let game = waiting
+        .iter()
+        .find(|g| !pending.contains(g))
+        .unwrap()
+        .clone();
+    let confirm = TournamentCommand::ConfirmResult {
+        game: game.parse().unwrap(),
+    };
+    run(&gw.log, &confirm, &Actor::ChiefJudge, t.created_at + 1).await;
+    next_json(&mut ws).await;
+    let v = gql(gw.addr, Some(CHIEF), q).await;
+    let after: Vec<String> =
+        serde_json::from_value(v["data"]["awaitingConfirmation"].clone()).unwrap();
+    assert_eq!(after.len(), waiting.len() - 1, "{v}");
+    assert!(!after.contains(&game));
+    for who in [None, Some(BROADCAST)] {
+        let v = gql(gw.addr, who, q).await;
+        assert!(v["data"].is_null(), "{who:?}: {v}");
+    }
+}
+
+/// A tournament the scoring service removed leaves the gateway's lists and
+/// reads: its `removed` event folds it out of the board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_tournament_leaves_the_lists_and_the_reads() {
+    use mafia_tournament::{stored, TournamentEvent};
+    let gw = gateway().await;
+    first_table(gw.addr, None).await;
+    let removed = TournamentEvent::Removed {
+        by: Actor::Organiser,
+        at: folded(&gw.log).await.created_at + 1,
+    };
+    let last = gw.log.last_seq("tournament.cup").await.unwrap();
+    let payload = bytes::Bytes::from(stored::encode(&removed));
+    gw.log
+        .append("tournament.cup", last, 0, &[payload])
+        .await
+        .unwrap();
+    // Another tournament written after it: once its table is out, the
+    // feed has passed the removal.
+    let mut created: Value = serde_json::from_str(
+        std::fs::read_to_string(cup::CUP_LOG)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    created["id"] = json!("later");
+    gw.log
+        .create_game("tournament.later", created.to_string().as_bytes())
+        .await
+        .unwrap();
+    // The feed carries appends: the header alone is not on it.
+    let published = TournamentEvent::StandingsPublished {
+        games: 0,
+        by: Actor::Organiser,
+        at: created["at"].as_i64().unwrap() + 1,
+    };
+    let payload = bytes::Bytes::from(stored::encode(&published));
+    gw.log
+        .append("tournament.later", 0, 0, &[payload])
+        .await
+        .unwrap();
+    let mut later = common::connect(gw.addr, "/ws/standings/later").await;
+    next_json(&mut later).await;
+    let (_, _, body) = http(gw.addr, "GET", "/api/standings", None, "").await;
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    let ids: Vec<&str> = listed["tournaments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tournament"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["later"], "{body}");
+    let (status, _, _) = http(gw.addr, "GET", "/export/cup/standings.csv", None, "").await;
+    assert_eq!(status, 404);
+    let v = gql(
+        gw.addr,
+        Some(CHIEF),
+        "{ standings(tournament: \"cup\") { version } }",
+    )
+    .await;
+    assert_eq!(v["errors"][0]["message"], "no tournament cup", "{v}");
+}

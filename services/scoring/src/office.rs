@@ -220,5 +220,6 @@ pub fn seating_plan(plan: crate::seat_round::Plan) -> Result<SeatingPlan, Status
         metrics_json: optional(&plan.metrics)?,
         random_metrics_json: optional(&plan.random)?,
         problems: plan.problems,
+        problems_ru: plan.problems_ru,
     })
 }

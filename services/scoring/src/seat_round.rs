@@ -7,7 +7,7 @@
 use mafia_record::StageId;
 use mafia_seating::{Metrics, PairPolicy, PolicyKind, Seating, SeatingInput};
 use mafia_tournament::{
-    JudgeId, PairKind, PlayerId, SeatedTable, Stage, Tournament, TournamentCommand,
+    JudgeId, PairKind, PlayerId, SeatedTable, Stage, Tournament, TournamentCommand, TournamentError,
 };
 use tonic::Status;
 
@@ -125,8 +125,9 @@ pub struct Plan {
     /// A random seating of the same players, tables and rounds.
     pub random: Option<Metrics>,
     /// Every rule the proposal breaks (`Tournament::seating_problems`),
-    /// the texts `seat_round` refuses with.
+    /// the texts `seat_round` refuses with, and each in Russian.
     pub problems: Vec<String>,
+    pub problems_ru: Vec<String>,
 }
 
 /// Round `round` as generated from `seed` (`proposal` `None`), or the
@@ -148,11 +149,9 @@ pub fn plan(
             round_tables(&seating, round)
         }
     };
-    let problems: Vec<String> = t
-        .seating_problems(stage, round, &tables)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let found = t.seating_problems(stage, round, &tables);
+    let problems = found.iter().map(ToString::to_string).collect();
+    let problems_ru = found.iter().map(in_russian).collect();
     let (so_far, measured) = stage_so_far(t, stage, round, &tables, &input);
     let metrics = Metrics::compute(&measured, &so_far).ok();
     let mut baseline = input;
@@ -165,7 +164,53 @@ pub fn plan(
         metrics,
         random,
         problems,
+        problems_ru,
     })
+}
+
+/// A seating problem in Russian (`Tournament::seating_problems` gives
+/// these variants).
+fn in_russian(e: &TournamentError) -> String {
+    use TournamentError as E;
+    match e {
+        E::UnknownStage(s) => format!("этапа {s} нет"),
+        E::RoundOutOfRange {
+            stage,
+            round,
+            rounds,
+        } => format!("в этапе {stage} туры 1–{rounds}; тура {round} нет"),
+        E::RoundAlreadyUnderway { stage, round } => {
+            format!("в туре {round} этапа {stage} уже назначены игры: его нельзя рассадить заново")
+        }
+        E::NoTables => "в туре должен быть хотя бы один стол".into(),
+        E::TableOutOfRange {
+            stage,
+            table,
+            tables,
+        } => format!("в этапе {stage} столы 1–{tables}; стола {table} нет"),
+        E::TableTwice(t) => format!("стол {t} рассажен в туре дважды"),
+        E::TableNotFull { table, seats } => {
+            format!("за столом {table} мест: {seats}; за столом 10 мест")
+        }
+        E::UnknownJudge(j) => format!("судья {j} не зарегистрирован"),
+        E::UnknownPlayer(p) => format!("игрок {p} не зарегистрирован"),
+        E::PlayerWithdrawn(p) => format!("игрок {p} снялся с турнира"),
+        E::PlayerAtTwoTables {
+            player,
+            round,
+            first,
+            second,
+        } => format!(
+            "игрок {player} посажен за столы {first} и {second} в туре {round}: игрок играет за одним столом в туре"
+        ),
+        E::PlayerTwiceAtTable { player, table } => {
+            format!("игрок {player} посажен за стол {table} дважды")
+        }
+        E::SeparatePairSeated { a, b, table } => format!(
+            "{a} и {b} сидят за столом {table}, а турнир их разводит (separate)"
+        ),
+        other => other.to_string(),
+    }
 }
 
 /// The stage's seated rounds with `tables` as round `round`, in round

@@ -46,6 +46,7 @@ pub fn touches(t: &Tournament, cmd: &TournamentCommand) -> Vec<Scope> {
         | C::AddStage { .. }
         | C::RegisterPlayer { .. }
         | C::WithdrawPlayer { .. }
+        | C::UpdatePlayer { .. }
         | C::DrawLot { .. }
         | C::SetPairRules { .. }
         | C::PublishStandings

@@ -503,7 +503,7 @@ async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike
         .into_inner();
     let all = plan.problems.join("\n");
     for named in [
-        "player p03 is seated at tables 1 and 1",
+        "player p03 is seated twice at table 1",
         "player zed is not registered",
         "table 2 has 9 seats; a table seats 10",
         "judge nobody is not registered",
@@ -513,6 +513,15 @@ async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike
         assert!(all.contains(named), "{named:?} not in\n{all}");
     }
     assert!(plan.metrics_json.is_empty(), "not a seating: no metrics");
+    assert_eq!(plan.problems_ru.len(), plan.problems.len());
+    let ru = plan.problems_ru.join("\n");
+    for named in [
+        "игрок zed не зарегистрирован",
+        "за столом 2 мест: 9",
+        "игрок p20 снялся",
+    ] {
+        assert!(ru.contains(named), "{named:?} not in\n{ru}");
+    }
     let seat = format!(
         r#"{{"type":"seat_round","stage":"main","round":1,"tables":{}}}"#,
         serde_json::to_string(&t).unwrap()
@@ -525,4 +534,141 @@ async fn a_proposal_gets_every_broken_rule_named_and_seat_round_refuses_it_alike
             .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     o.running.shutdown().await;
+}
+
+/// The chief judge's day from JSON commands: an extra refused (with a
+/// reason, or refused for want of one), results confirmed, an appeal
+/// decided in its documented shape, and all of it in the audit trail
+/// GetTournament shows the office.
+#[tokio::test]
+async fn the_chief_judge_refuses_confirms_and_decides_and_the_audit_trail_keeps_why() {
+    let mut o = Office::start().await;
+    o.cup().await;
+    o.seat_round_1().await;
+    let ended = common::now_ms() - 1_000;
+    o.finish(1, ended).await;
+    o.finish(2, ended).await;
+    let g1 = "cup.main.r1.t1.g1";
+    let inputs = format!(
+        r#"{{"type":"submit_judge_inputs","game":"{g1}","inputs":{{"extras":[{{"seat":1,"points":1.6}}]}}}}"#
+    );
+    o.cmd("named-j1-token", "cup", &inputs).await.unwrap();
+    let item = r#"{"item":"extra_value","seat":1,"points":1.6}"#;
+    let confirm1 = format!(r#"{{"type":"confirm_result","game":"{g1}"}}"#);
+    let e = o.cmd("chief-token", "cup", &confirm1).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("waits for the chief judge"), "{e:?}");
+
+    let no_reason = format!(r#"{{"type":"refuse","game":"{g1}","item":{item}}}"#);
+    let e = o.cmd("chief-token", "cup", &no_reason).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("missing field `reason`"), "{e:?}");
+    let empty = format!(r#"{{"type":"refuse","game":"{g1}","item":{item},"reason":""}}"#);
+    let e = o.cmd("chief-token", "cup", &empty).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("`reason` is empty"), "{e:?}");
+    let refuse = format!(
+        r#"{{"type":"refuse","game":"{g1}","item":{item},"reason":"1.6 only for the game's best"}}"#
+    );
+    let e = o.cmd("chief-t2-token", "cup", &refuse).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "not his table: {e:?}");
+    o.cmd("chief-token", "cup", &refuse).await.unwrap();
+    o.cmd("chief-token", "cup", &confirm1).await.unwrap();
+
+    // Table 2: an appeal decided with points corrected; no reason, no
+    // decision.
+    let g2 = "cup.main.r1.t2.g1";
+    let file = format!(
+        r#"{{"type":"file_appeal","game":"{g2}","player":"p12","text":"a foul miscounted"}}"#
+    );
+    o.cmd("chief-t2-token", "cup", &file).await.unwrap();
+    let decide = |reason: &str| {
+        format!(
+            r#"{{"type":"decide_appeal","appeal":1,"decision":{{"kind":"points_corrected","corrections":[{{"player":"p12","points":0.5,"note":"foul taken back"}}]}},"reason":"{reason}"}}"#
+        )
+    };
+    let e = o
+        .cmd("chief-t2-token", "cup", &decide(" "))
+        .await
+        .unwrap_err();
+    assert!(e.message().contains("`reason` is empty"), "{e:?}");
+    let word = r#"{"type":"decide_appeal","appeal":1,"decision":"upheld","reason":"x"}"#;
+    let e = o.cmd("chief-t2-token", "cup", word).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(
+        e.message().contains(r#"{"kind":"replay"}"#),
+        "names the shapes: {e:?}"
+    );
+    o.cmd("chief-t2-token", "cup", &decide("the video shows 2 fouls"))
+        .await
+        .unwrap();
+
+    let summary = o.get("chief-token", "cup").await.unwrap();
+    let detail: serde_json::Value = serde_json::from_str(&summary.detail_json).unwrap();
+    let games = detail["games"].as_array().unwrap();
+    assert_eq!(games[0]["state"], "confirmed");
+    assert_eq!(games[0]["refused"][0]["item"], "extra_value");
+    assert_eq!(games[1]["state"], "finished", "awaiting confirmation");
+    let audit = detail["audit"].as_array().unwrap();
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert_eq!(
+        (
+            &audit[0]["action"],
+            &audit[0]["reason"],
+            &audit[0]["by"]["role"]
+        ),
+        (
+            &"refused".into(),
+            &"1.6 only for the game's best".into(),
+            &"chief_judge".into()
+        )
+    );
+    assert_eq!(audit[1]["action"], "result_confirmed");
+    assert_eq!(audit[2]["action"], "appeal_decided");
+    assert_eq!(audit[2]["decision"]["kind"], "points_corrected");
+    assert_eq!(audit[2]["reason"], "the video shows 2 fouls");
+    assert!(audit.iter().all(|a| a["at"].as_i64().unwrap() > 0));
+    o.running.shutdown().await;
+}
+
+/// services/scoring/README.md gives a JSON example of every command a
+/// person may give, and each reads as one.
+#[test]
+fn every_command_example_in_the_readme_is_a_command() {
+    let readme = include_str!("../README.md");
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in readme.lines().filter(|l| l.starts_with(r#"{"type":""#)) {
+        let cmd: mafia_tournament::TournamentCommand =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("README example {line}: {e}"));
+        let v = serde_json::to_value(&cmd).unwrap();
+        kinds.insert(v["type"].as_str().unwrap().to_owned());
+    }
+    let every = [
+        "add_judge",
+        "add_stage",
+        "register_player",
+        "update_player",
+        "withdraw_player",
+        "seat_round",
+        "swap_seats",
+        "assign_game",
+        "submit_judge_inputs",
+        "approve",
+        "refuse",
+        "confirm_result",
+        "file_appeal",
+        "decide_appeal",
+        "draw_lot",
+        "set_pair_rules",
+        "publish_standings",
+        "set_dates",
+        "archive",
+        "unarchive",
+        "remove",
+    ];
+    let every: std::collections::BTreeSet<String> = every.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        kinds, every,
+        "record_result aside, every command has its example"
+    );
 }

@@ -1232,6 +1232,8 @@ async fn exports_follow_the_standings_rule(c: &mut ScoringClient<Channel>) {
         );
         let csv = export(c, token, ExportKind::StandingsCsv, 0).await.unwrap();
         assert!(csv.content_type.starts_with("text/csv"), "{csv:?}");
+        // UTF-8's byte-order mark, so Excel on Windows shows Cyrillic.
+        assert!(csv.content.starts_with(b"\xEF\xBB\xBFrank,"), "{csv:?}");
         assert!(String::from_utf8(csv.content).unwrap().lines().count() > 1);
         let games = export(c, token, ExportKind::GamesJson, 0).await.unwrap();
         let rows: serde_json::Value = serde_json::from_slice(&games.content).unwrap();
