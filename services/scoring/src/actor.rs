@@ -97,6 +97,8 @@ fn game_of(cmd: &TournamentCommand) -> Option<&mafia_record::GameId> {
         C::AssignGame { game, .. }
         | C::SubmitJudgeInputs { game, .. }
         | C::Approve { game, .. }
+        | C::Refuse { game, .. }
+        | C::ConfirmResult { game }
         | C::FileAppeal { game, .. } => Some(game),
         _ => None,
     }

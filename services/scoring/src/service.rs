@@ -382,7 +382,10 @@ impl Scoring for ScoringService {
         let caller = authenticate(&self.tokens, req.metadata())?;
         let id = tournament_id(&req.get_ref().tournament)?;
         let r = self.run(&caller, &id, TournamentCommand::Remove).await;
-        counted(&self.store, r).map(Response::new)
+        let reply = counted(&self.store, r)?;
+        // A tournament made again under this id must not inherit them.
+        self.credentials.revoke_all(&caller, &id, now_ms()).await?;
+        Ok(Response::new(reply))
     }
 
     async fn preview_players_csv(
