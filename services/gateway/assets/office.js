@@ -33,7 +33,7 @@ const I18N = {
     broken: "%s broken line(s) (line %s): nothing is stored until every line is fixed.", previewOk: "%s players, no broken line.", line: "Line", madeId: "made from the nickname", error: "Problem",
     registered: "%s players registered.", roster: "Registered players", nickname: "Nickname", club: "Club", photo: "Photo URL", status: "Status",
     withdrawn: "withdrawn", active: "playing", edit: "Edit", withdraw: "Withdraw", save: "Save", cancel: "Cancel",
-    addPlayer: "Add a player", add: "Add", editNote: "A registered player cannot be changed in the model: edit shows his data; to fix it, withdraw him and register him again under a new id.",
+    addPlayer: "Add a player", add: "Add", editTitle: "Edit %s", playerSaved: "Player saved",
     withdrawTitle: "Withdraw %s?", withdrawNone: "He is seated in no round not opened yet.",
     withdrawPlaying: "He is playing now: %s. That game goes on with him and counts.",
     withdrawSeated: "He is seated in rounds not opened yet: %s. Re-seat them (Seating) before opening: his seat would stay empty.",
@@ -79,7 +79,7 @@ const I18N = {
     broken: "Ошибочных строк: %s (строка %s). Ничего не сохранится, пока все строки не исправлены.", previewOk: "Игроков: %s, ошибок нет.", line: "Строка", madeId: "из ника", error: "Ошибка",
     registered: "Зарегистрировано игроков: %s.", roster: "Зарегистрированные игроки", nickname: "Ник", club: "Клуб", photo: "Ссылка на фото", status: "Статус",
     withdrawn: "снят", active: "играет", edit: "Изменить", withdraw: "Снять", save: "Сохранить", cancel: "Отмена",
-    addPlayer: "Добавить игрока", add: "Добавить", editNote: "Зарегистрированного игрока в модели изменить нельзя: здесь видны его данные; чтобы исправить, снимите его и зарегистрируйте под новым кодом.",
+    addPlayer: "Добавить игрока", add: "Добавить", editTitle: "Изменить: %s", playerSaved: "Игрок сохранён",
     withdrawTitle: "Снять игрока %s?", withdrawNone: "Он не посажен ни в один ещё не открытый тур.",
     withdrawPlaying: "Он сейчас играет: %s. Эта игра продолжается с ним и засчитывается.",
     withdrawSeated: "Он посажен в ещё не открытые туры: %s. Пересадите их (вкладка «Рассадка») до открытия: его место останется пустым.",
@@ -471,7 +471,7 @@ function rosterTable() {
       h("td", {}, h("code", {}, r.player.id)), h("td.nick", {}, r.player.nickname), h("td", {}, r.player.club || ""),
       h("td.url", {}, r.player.photo_url ? h("a", { href: r.player.photo_url, target: "_blank", rel: "noopener" }, "↗") : ""),
       h("td", {}, r.withdrawn ? tr("withdrawn") : tr("active")),
-      h("td.actions", {}, h("button", { type: "button", onclick: () => note(tr("editNote") + ` — ${JSON.stringify(r.player)}`) }, tr("edit")),
+      h("td.actions", {}, h("button", { type: "button", dataset: { edit: r.player.id }, onclick: () => editPlayer(r.player) }, tr("edit")),
         r.withdrawn ? null : h("button.danger", { type: "button", onclick: () => withdraw(r.player) }, tr("withdraw"))))))));
 }
 // Where `player` sits in rounds not over: seated but not opened yet, or
@@ -489,6 +489,18 @@ function seatsOf(player) {
     else if (games.some((g) => !g.scored)) out.playing.push(where);
   }
   return out;
+}
+// Nickname, club and photo of a registered player; his id stays.
+async function editPlayer(p) {
+  const nick = h("input#e-nick", { value: p.nickname, required: true, maxLength: 80 });
+  const club = h("input#e-club", { value: p.club || "", maxLength: 80 });
+  const photo = h("input#e-photo", { type: "url", value: p.photo_url || "", maxLength: 500 });
+  const ok = await ask("edit-player", tr("editTitle", p.nickname), tr("save"),
+    h("label", {}, tr("nickname"), nick), h("label", {}, tr("club"), club), h("label", {}, tr("photo"), photo));
+  if (!ok) return;
+  const player = { id: p.id, nickname: nick.value.trim(), club: club.value.trim() || null, photo_url: photo.value.trim() || null };
+  await act(() => command({ type: "update_player", player }), tr("playerSaved")).catch(() => {});
+  render();
 }
 async function withdraw(player) {
   const v = S.view;

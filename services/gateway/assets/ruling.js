@@ -426,7 +426,9 @@ export function mountRulings(root, ctx) {
     const openAppeals = data.appeals.filter((a) => !a.decided);
     const decided = data.appeals.filter((a) => a.decided).reverse();
     box.setAttribute("data-version", String(data.version));
-    box.replaceChildren(
+    // A card with nothing to show is null, which replaceChildren would
+    // write as the text "null".
+    box.replaceChildren(...[
       card("rl-approvals", T.approvals, data.approvals, approvalItem),
       card("rl-appeals", T.appeals, openAppeals, appealItem),
       card("rl-confirm", T.confirm, data.confirmations || [], confirmItem),
@@ -435,7 +437,7 @@ export function mountRulings(root, ctx) {
       card("rl-decided", T.decided, decided, decidedItem),
       el("div", {class: "rl-card", id: "rl-audit"}, el("h3", {text: T.audit}),
         data.audit.length ? el("table", {}, el("thead", {}, el("tr", {}, [T.at, T.by, T.what, T.why].map((h) => el("th", {text: h})))),
-          el("tbody", {}, data.audit.slice().reverse().map(auditLine))) : el("div", {class: "rl-meta", text: T.none})));
+          el("tbody", {}, data.audit.slice().reverse().map(auditLine))) : el("div", {class: "rl-meta", text: T.none}))].filter(Boolean));
     box.querySelectorAll(".rl-focus").forEach((n) => n.classList.remove("rl-focus"));
     if (focused) box.querySelectorAll(`[data-game="${CSS.escape(focused)}"]`).forEach((n) => n.classList.add("rl-focus"));
     if (active && focusKey) {

@@ -434,8 +434,16 @@ async fn an_organiser_seats_and_opens_round_one_from_the_office() {
         .await;
     shots(&page, "exports").await;
 
-    // A withdrawal mid-tournament shows what it leaves before it is done.
+    // A player's club is edited; his id stays.
     page.click("nav#tabs [data-tab=players]").await;
+    page.click("#roster tbody tr button[data-edit]").await;
+    page.wait("document.querySelector('dialog#edit-player[open]')")
+        .await;
+    set_value(&page, "#e-club", "Клуб «Красный»").await;
+    page.click("#edit-player-ok").await;
+    page.wait("window.__office.view.players.some(p => p.player.club === 'Клуб «Красный»')")
+        .await;
+    // A withdrawal mid-tournament shows what it leaves before it is done.
     page.click("#roster tbody tr button.danger").await;
     page.wait("document.querySelector('dialog#withdraw[open]')")
         .await;
