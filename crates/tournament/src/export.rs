@@ -336,6 +336,7 @@ table{border-collapse:collapse;width:100%}\
 td,th{border-bottom:1px solid #aaa;padding:.15em .4em;text-align:left}\
 td.seat{width:2.5em;text-align:right;font-weight:bold}\
 td.club{color:#444;font-size:.9em}\
+section.index{margin-top:1.5em;max-width:32em;break-before:page;page-break-before:always}\
 @media print{body{margin:0}@page{size:A4;margin:12mm}.tables{gap:6mm}a{color:#000;text-decoration:none}}";
 
 /// A round's seating as one self-contained HTML page (inline CSS, nothing
@@ -393,8 +394,46 @@ pub fn seating_html(
         }
         out.push_str("</table>\n</section>\n");
     }
-    out.push_str("</div>\n</body>\n</html>\n");
+    out.push_str("</div>\n");
+    find_your_seat(t, r, &mut out);
+    out.push_str("</body>\n</html>\n");
     Ok(out)
+}
+
+/// The sheet's index: every seated player by nickname (then id), with his
+/// table and seat, so a player at the door finds himself without reading
+/// every table.
+fn find_your_seat(t: &Tournament, r: &crate::tournament::Round, out: &mut String) {
+    let mut rows: Vec<(String, &PlayerId, u32, usize)> = r
+        .tables
+        .iter()
+        .flat_map(|(n, table)| {
+            table.seats.iter().enumerate().map(move |(i, p)| {
+                let nick = t
+                    .players
+                    .get(p)
+                    .map_or(p.to_string(), |r| r.player.nickname.clone());
+                (nick, p, *n, i + 1)
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        a.0.to_lowercase()
+            .cmp(&b.0.to_lowercase())
+            .then_with(|| a.1.cmp(b.1))
+    });
+    out.push_str(
+        "<section class=\"index\">\n<h2>Find your seat</h2>\n<table>\n<tr><th>Player</th><th>Table</th><th>Seat</th></tr>\n",
+    );
+    for (nick, p, table, seat) in rows {
+        let _ = writeln!(
+            out,
+            "<tr data-find=\"{}\"><td class=\"nick\">{}</td><td>{table}</td><td class=\"seat\">{seat}</td></tr>",
+            escape(p.as_str()),
+            escape(&nick)
+        );
+    }
+    out.push_str("</table>\n</section>\n");
 }
 
 /// What the public may see of the standings: only what finished, scored

@@ -129,6 +129,19 @@ fn the_seating_sheet_lists_every_table_and_seat_and_fetches_nothing() {
         "<tr data-player=\"p11\"><td class=\"seat\">1</td><td class=\"nick\">Player 11</td>"
     ));
     assert!(html.contains("Judge: Judge One"));
+    // The index by player: every one once, by nickname, with his table and
+    // seat as the tables above have them.
+    let index = &html[html.find("Find your seat").unwrap()..];
+    assert_eq!(index.matches("<tr data-find=").count(), 20);
+    assert!(html.contains("<tr data-find=\"p11\"><td class=\"nick\">Player 11</td><td>"));
+    let nicks: Vec<&str> = index
+        .split("<td class=\"nick\">")
+        .skip(1)
+        .map(|s| &s[..s.find('<').unwrap()])
+        .collect();
+    let mut sorted = nicks.clone();
+    sorted.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(nicks, sorted);
     for fetch in ["<script", "<link", "src=", "http://", "https://"] {
         assert!(!html.contains(fetch), "{fetch}");
     }
