@@ -382,14 +382,9 @@ async fn audit(state: &AppState, caller: &Caller, t: &Tournament) -> Result<Vec<
 fn confirmations(state: &AppState, caller: &Caller, t: &Tournament) -> Vec<Value> {
     t.games
         .values()
-        .filter(|g| awaits_confirmation(g) && rules_on(caller, &g.id))
+        .filter(|g| g.awaits_confirmation() && rules_on(caller, &g.id))
         .map(|g| game_context(state, t, g))
         .collect()
-}
-
-/// Finished, counting, and not yet confirmed by the chief judge (rfm §7.4).
-pub fn awaits_confirmation(g: &GameEntry) -> bool {
-    g.awaits_confirmation()
 }
 
 async fn ruling(

@@ -208,7 +208,7 @@ fn table_line(
     if finished == Some("awaiting_approval") {
         alerts.push("awaiting_approval");
     }
-    if entry.is_some_and(crate::ruling::awaits_confirmation) {
+    if entry.is_some_and(GameEntry::awaits_confirmation) {
         alerts.push("awaiting_confirmation");
     }
     if let Some(g) = &game {
